@@ -1,0 +1,31 @@
+# Quick start: `make run` serves on this machine; `make test` runs the suite.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test lint gpu-test device-check bench-quick clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/deltamatch serve
+
+test: $(STAMP)
+	$(BIN)/ruff check deltamatch tests
+	$(BIN)/python -m pytest -q tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check deltamatch tests
+
+bench-quick: $(STAMP)
+	$(BIN)/deltamatch bench --quick
+
+clean:
+	rm -rf $(VENV) build *.egg-info

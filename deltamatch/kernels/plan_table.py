@@ -1,0 +1,86 @@
+"""The plain-array forms in which graphs, batches and plans reach the engines.
+
+Kernels import nothing else of the project: these containers are their whole input.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class GraphView(NamedTuple):
+    """Adjacency rows with slack: row v is pool[offsets[v] : offsets[v] + degree[v]], sorted."""
+
+    offsets: np.ndarray  # int64[n]
+    degree: np.ndarray  # int32[n]
+    pool: np.ndarray  # int32[capacity]
+
+
+class BatchView(NamedTuple):
+    """The changed pairs of a batch, looked up per vertex.
+
+    slot[v] is -1 when v is in no changed pair; otherwise the partners of v are
+    partner[ptr[s] : ptr[s+1]] (sorted) with their batch ranks in rank[...], s = slot[v].
+    A task seeded at the pair of rank r may not use a changed pair of rank < r: that is
+    how a match holding several changed pairs is found exactly once.
+    """
+
+    slot: np.ndarray  # int32[n]
+    ptr: np.ndarray  # int64[slots + 1]
+    partner: np.ndarray  # int32[2 * pairs]
+    rank: np.ndarray  # int32[2 * pairs]
+
+
+class PlanTable(NamedTuple):
+    """A pattern's plans in position space: position l holds pattern vertex order[p, l].
+
+    conn[p, l, j] = 1 when positions l and j are adjacent in the pattern; cmp[p, l, j]
+    is -1 when the vertex at l must be smaller than the one at j, +1 when larger.
+    iso_masks (induced only) holds the sorted adjacency bitmasks of every labelling of
+    the pattern, bit hi*(hi-1)/2+lo for the pair {lo, hi}.
+    """
+
+    k: int
+    induced: bool
+    order: np.ndarray  # int32[plans, k]
+    conn: np.ndarray  # int8[plans, k, k]
+    cmp: np.ndarray  # int8[plans, k, k]
+    seed_is_edge: np.ndarray  # bool[plans]
+    automorphisms: np.ndarray  # int32[|Aut|, k]
+    iso_masks: np.ndarray  # int64[labellings]
+
+
+class TaskList(NamedTuple):
+    """Tasks: seed pair (u, v) of batch rank `rank` (-1 when static) run with plan `plan`."""
+
+    u: np.ndarray  # int32[T]
+    v: np.ndarray  # int32[T]
+    rank: np.ndarray  # int32[T]
+    plan: np.ndarray  # int32[T]
+
+    def take(self, index: np.ndarray) -> TaskList:
+        return TaskList(self.u[index], self.v[index], self.rank[index], self.plan[index])
+
+    @classmethod
+    def static(cls, edges: np.ndarray) -> TaskList:
+        """Both orientations of every edge (u, v), plan 0, no batch rank: a whole-graph count."""
+        u = np.concatenate([edges[:, 0], edges[:, 1]]).astype(np.int32)
+        v = np.concatenate([edges[:, 1], edges[:, 0]]).astype(np.int32)
+        n = u.shape[0]
+        return cls(u, v, np.full(n, -1, np.int32), np.zeros(n, np.int32))
+
+    @property
+    def size(self) -> int:
+        return int(self.u.shape[0])
+
+
+def empty_batch(num_vertices: int) -> BatchView:
+    """A batch with no changed pairs (static counting)."""
+    return BatchView(
+        np.full(num_vertices, -1, dtype=np.int32),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(0, dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+    )

@@ -1,0 +1,152 @@
+"""Execution plans: a matching order plus symmetric-order constraints per seed pair.
+
+A task matches one data pair (u, v) of a batch (or of the graph, when counting
+statically) onto a plan's seed pair (order[0], order[1]) and extends the match one
+pattern vertex at a time.  Plans reach the kernels as plain arrays (`PlanTable`),
+expressed in *position* space: position l holds pattern vertex order[l].
+
+Shared plans (PGMiner): one plan per isomorphic edge class, whose constraints only
+break the stabilizer of the seed pair.  Per-edge plans (the ablation baseline): one
+plan per oriented seed pair, each carrying the full automorphism group's constraints.
+Static plans: one oriented pattern edge with the full group's constraints, tried on
+both orientations of every data edge.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from deltamatch.kernels.plan_table import PlanTable
+from deltamatch.scheduler.patterns import Pattern
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One execution plan: seed pair, matching order and `f(a) < f(b)` constraints."""
+
+    seed: tuple[int, int]
+    order: tuple[int, ...]
+    constraints: tuple[tuple[int, int], ...]
+    seed_is_edge: bool
+
+
+def matching_order(pattern: Pattern, seed: tuple[int, int]) -> tuple[int, ...]:
+    """Seed pair first, then greedily the vertex with most matched neighbours.
+
+    Ties go to the higher pattern degree, then the lower id: dense prefixes shrink
+    candidate sets soonest (the usual GraphPi/G2Miner heuristic).
+    """
+    adj = pattern.adjacency
+    order = list(seed)
+    rest = [x for x in range(pattern.k) if x not in order]
+    while rest:
+        best = max(rest, key=lambda x: (int(adj[x, order].sum()), int(adj[x].sum()), -x))
+        if not adj[best, order].any():
+            raise AssertionError("a connected pattern always has a matched neighbour")
+        order.append(best)
+        rest.remove(best)
+    return tuple(order)
+
+
+def symmetry_constraints(group: np.ndarray, base: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Grochow-Kellis symmetry breaking of `group` along `base`.
+
+    For each base vertex x: f(x) < f(y) for every other y in x's orbit under the
+    current stabilizer, then stabilize x.  Exactly one member of each orbit of
+    embeddings under `group` satisfies all constraints.
+    """
+    constraints = []
+    for x in base:
+        for y in sorted({int(s[x]) for s in group} - {x}):
+            constraints.append((x, y))
+        group = group[group[:, x] == x]
+    return tuple(constraints)
+
+
+def shared_plans(pattern: Pattern) -> list[Plan]:
+    """One plan per isomorphic edge class; constraints break the seed's stabilizer."""
+    plans = []
+    aut = pattern.automorphisms
+    for orbit in pattern.edge_classes:
+        a, b = orbit[0]
+        stabilizer = aut[(aut[:, a] == a) & (aut[:, b] == b)]
+        order = matching_order(pattern, (a, b))
+        plans.append(
+            Plan((a, b), order, symmetry_constraints(stabilizer, order), bool(pattern.adjacency[a, b]))
+        )
+    return plans
+
+
+def per_edge_plans(pattern: Pattern) -> list[Plan]:
+    """One plan per oriented seed pair, each with the full group's constraints."""
+    plans = []
+    for a, b in pattern.oriented_pairs:
+        order = matching_order(pattern, (a, b))
+        plans.append(
+            Plan(
+                (a, b),
+                order,
+                symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k))),
+                bool(pattern.adjacency[a, b]),
+            )
+        )
+    return plans
+
+
+def static_plan(pattern: Pattern) -> Plan:
+    """The plan for a whole-graph count: seeded at the edge that starts the densest order."""
+    seed = max(pattern.edges, key=lambda e: (int(pattern.adjacency[list(e)].sum()), -e[0], -e[1]))
+    order = matching_order(pattern, seed)
+    return Plan(seed, order, symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k))), True)
+
+
+def isomorphic_masks(pattern: Pattern) -> np.ndarray:
+    """Sorted adjacency bitmasks of every labelling of the pattern (for induced checks).
+
+    Bit `pair_bit(p, q)` of a mask is set when positions p and q are adjacent.
+    """
+    k = pattern.k
+    masks = set()
+    for perm in itertools.permutations(range(k)):
+        mask = 0
+        for u, v in pattern.edges:
+            mask |= 1 << pair_bit(perm[u], perm[v])
+        masks.add(mask)
+    return np.array(sorted(masks), dtype=np.int64)
+
+
+def pair_bit(p: int, q: int) -> int:
+    """Bit index of the unordered pair {p, q} (p != q) among k <= 8 positions."""
+    lo, hi = min(p, q), max(p, q)
+    return hi * (hi - 1) // 2 + lo
+
+
+def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
+    """Lower plans to the kernels' arrays (position space, see `PlanTable`)."""
+    k = pattern.k
+    n = len(plans)
+    order = np.zeros((n, k), dtype=np.int32)
+    conn = np.zeros((n, k, k), dtype=np.int8)
+    cmp = np.zeros((n, k, k), dtype=np.int8)
+    seed_is_edge = np.zeros(n, dtype=np.bool_)
+    for p, plan in enumerate(plans):
+        pos = {x: i for i, x in enumerate(plan.order)}
+        order[p] = plan.order
+        conn[p] = pattern.adjacency[np.ix_(plan.order, plan.order)]
+        for x, y in plan.constraints:
+            cmp[p, pos[x], pos[y]] = -1
+            cmp[p, pos[y], pos[x]] = 1
+        seed_is_edge[p] = plan.seed_is_edge
+    return PlanTable(
+        k=k,
+        induced=pattern.induced,
+        order=order,
+        conn=conn,
+        cmp=cmp,
+        seed_is_edge=seed_is_edge,
+        automorphisms=pattern.automorphisms.astype(np.int32),
+        iso_masks=isomorphic_masks(pattern) if pattern.induced else np.zeros(0, dtype=np.int64),
+    )

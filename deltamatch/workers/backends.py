@@ -1,0 +1,54 @@
+"""Compute backends a replica runs on: the CPU engine here, the CUDA engine when present."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltamatch.kernels import cpu_engine
+from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
+from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+
+
+class CpuBackend:
+    """Host graph + numba engine.  The CUDA backend offers the same methods."""
+
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self.graph = DynamicGraph()
+
+    def device_info(self) -> dict:
+        return {"backend": self.name, "device": "cpu", "gpu_name": None, "memory_bytes": None}
+
+    def apply(self, batch: NormalizedBatch) -> None:
+        self.graph.apply(batch)
+
+    def batch_view(self, pairs: np.ndarray) -> BatchView:
+        return self.graph.batch_view(pairs)
+
+    def release(self, view: BatchView) -> None:
+        self.graph.release(view)
+
+    def count(self, plans: PlanTable, tasks: TaskList, batch: BatchView, check_other: bool) -> np.ndarray:
+        return cpu_engine.count_tasks(self.graph.view(), plans, tasks, batch, check_other)
+
+    def list(self, plans: PlanTable, tasks: TaskList, batch: BatchView, counts: np.ndarray,
+             check_other: bool) -> np.ndarray:
+        return cpu_engine.list_tasks(self.graph.view(), plans, tasks, batch, counts, check_other)
+
+
+def make_backend(kind: str = "auto"):
+    """'cpu', 'cuda', or 'auto' (CUDA when a device is visible, else CPU)."""
+    if kind not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"unknown backend {kind!r}: use auto, cpu or cuda")
+    if kind == "cpu":
+        return CpuBackend()
+    try:
+        from deltamatch.workers.cuda_backend import CudaBackend, cuda_available
+    except ImportError:
+        if kind == "cuda":
+            raise
+        return CpuBackend()
+    if kind == "cuda" or cuda_available():
+        return CudaBackend()
+    return CpuBackend()

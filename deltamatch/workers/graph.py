@@ -1,0 +1,332 @@
+"""The dynamic data graph a worker holds: sorted adjacency rows with slack.
+
+Row v lives at pool[offsets[v] : offsets[v] + degree[v]] inside a block of
+capacity[v] slots.  A batch rewrites only the rows it touches; a row that outgrows
+its block moves to a fresh block at the end of the pool, and the pool is compacted
+when more than half of it is dead.  External vertex ids (any value below 2^31) are
+mapped to dense internal ids in first-seen order, so the vertex range grows on demand.
+The GPU graph mirrors this layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from deltamatch.kernels.plan_table import BatchView, GraphView
+
+MAX_VERTEX_ID = 2**31 - 1
+
+
+class GraphInputError(ValueError):
+    """Edge input that cannot be applied: bad shape, negative or oversized ids, self-loops."""
+
+
+def as_pairs(edges, what: str = "edges") -> np.ndarray:
+    """Validate an edge list in one numpy pass: an int64 (n, 2) array of ids in range, no self-loops."""
+    try:
+        arr = np.asarray(edges if edges is not None else [], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise GraphInputError(f"{what}: every edge must be a pair of integers") from exc
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise GraphInputError(f"{what}: every edge must be a pair [u, v]")
+    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr > MAX_VERTEX_ID).any(axis=1))
+    if bad.size:
+        u, v = arr[bad[0]]
+        raise GraphInputError(
+            f"{what}[{bad[0]}]: vertex ids must be in 0..{MAX_VERTEX_ID}, got [{u}, {v}]"
+        )
+    loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
+    if loops.size:
+        raise GraphInputError(f"{what}[{loops[0]}]: self-loop [{arr[loops[0], 0]}, {arr[loops[0], 1]}]")
+    return arr
+
+
+def _unique_pairs(pairs: np.ndarray) -> np.ndarray:
+    """Unordered pairs as (min, max), duplicates merged, sorted."""
+    if pairs.shape[0] == 0:
+        return pairs.reshape(0, 2)
+    lo = np.minimum(pairs[:, 0], pairs[:, 1])
+    hi = np.maximum(pairs[:, 0], pairs[:, 1])
+    keys = np.unique((lo << 32) | hi)
+    return np.stack([keys >> 32, keys & 0xFFFFFFFF], axis=1)
+
+
+class VertexMap:
+    """External ids <-> dense internal ids, assigned in first-seen order."""
+
+    def __init__(self, external: np.ndarray | None = None):
+        self.external = np.zeros(0, dtype=np.int64) if external is None else external.astype(np.int64)
+        self._by_key = np.argsort(self.external, kind="stable")
+        self._keys = self.external[self._by_key]
+
+    def __len__(self) -> int:
+        return int(self.external.shape[0])
+
+    def lookup(self, ids: np.ndarray) -> np.ndarray:
+        """Internal ids of `ids` (int64), -1 where unknown."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(self) == 0:
+            return np.full(ids.shape, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self._keys, ids), len(self) - 1)
+        return np.where(self._keys[pos] == ids, self._by_key[pos], -1).astype(np.int64)
+
+    def intern(self, ids: np.ndarray) -> np.ndarray:
+        """Internal ids of `ids`, assigning new ones (in order of first appearance) to unknown ids."""
+        internal = self.lookup(ids)
+        unknown = internal < 0
+        if unknown.any():
+            new, first = np.unique(ids[unknown], return_index=True)
+            fresh = np.empty(new.shape[0], dtype=np.int64)
+            fresh[np.argsort(first, kind="stable")] = np.arange(len(self), len(self) + new.shape[0])
+            at = np.searchsorted(self._keys, new)
+            self._keys = np.insert(self._keys, at, new)
+            self._by_key = np.insert(self._by_key, at, fresh)
+            self.external = np.concatenate([self.external, np.empty(new.shape[0], dtype=np.int64)])
+            self.external[fresh] = new
+            internal = self.lookup(ids)
+        return internal
+
+
+@dataclass(frozen=True)
+class NormalizedBatch:
+    """A batch reduced to its effect: D ⊆ E_old, I ∩ E_old = ∅, internal ids, (u, v) with u < v
+    in external order.  `changed` lists D then I: a pair's index there is its rank."""
+
+    deleted: np.ndarray  # int32[d, 2]
+    inserted: np.ndarray  # int32[i, 2]
+    ignored: int
+
+    @property
+    def changed(self) -> np.ndarray:
+        return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
+
+
+@njit(parallel=True, cache=True)
+def _has_edges(offsets, degree, pool, us, vs):
+    out = np.zeros(us.shape[0], dtype=np.bool_)
+    for i in prange(us.shape[0]):
+        a, b = us[i], vs[i]
+        if degree[a] > degree[b]:
+            a, b = b, a
+        start, d = offsets[a], degree[a]
+        lo, hi = 0, d
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if pool[start + mid] < b:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo < d and pool[start + lo] == b
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, upd_insert, width):
+    """Merge each touched row with its sorted updates into its (possibly new) block."""
+    for r in prange(rows.shape[0]):
+        v = rows[r]
+        tmp = np.empty(width, dtype=np.int32)
+        start, d = offsets[v], degree[v]
+        i, j, n = 0, upd_ptr[r], 0
+        end = upd_ptr[r + 1]
+        while i < d or j < end:
+            if j == end or (i < d and pool[start + i] < upd_nbr[j]):
+                tmp[n] = pool[start + i]
+                n += 1
+                i += 1
+            elif i < d and pool[start + i] == upd_nbr[j]:
+                i += 1  # a deletion of a present neighbour
+                j += 1
+            else:
+                tmp[n] = upd_nbr[j]  # an insertion of an absent neighbour
+                n += 1
+                j += 1
+        dst = new_offsets[r]
+        for x in range(n):
+            pool[dst + x] = tmp[x]
+        offsets[v] = dst
+        degree[v] = n
+
+
+class DynamicGraph:
+    """An undirected simple graph under batched updates (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.vertices = VertexMap()
+        self._n = 0
+        self._offsets = np.zeros(0, dtype=np.int64)
+        self._degree = np.zeros(0, dtype=np.int32)
+        self._capacity = np.zeros(0, dtype=np.int32)
+        self.pool = np.zeros(1024, dtype=np.int32)
+        self.pool_used = 0
+        self.num_edges = 0
+        self._slot = np.zeros(0, dtype=np.int32)
+        self.relocations = 0
+        self.compactions = 0
+
+    @property
+    def num_vertices(self) -> int:
+        """Vertices that currently have an edge."""
+        return int(np.count_nonzero(self.degree))
+
+    @property
+    def max_degree(self) -> int:
+        return int(self.degree.max(initial=0))
+
+    def view(self) -> GraphView:
+        return GraphView(self.offsets, self.degree, self.pool)
+
+    def has_edges(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Edge test for internal id pairs (u[i], v[i])."""
+        return _has_edges(self.offsets, self.degree, self.pool, u.astype(np.int64), v.astype(np.int64))
+
+    def normalize(self, insert, delete) -> NormalizedBatch:
+        """Reduce a raw batch to its effect on this graph; validates, interns new vertices.
+
+        A pair in both lists ends present; duplicates and no-ops are counted as ignored.
+        """
+        ins = as_pairs(insert, "insert")
+        dele = as_pairs(delete, "delete")
+        raw = ins.shape[0] + dele.shape[0]
+        ins_u = _unique_pairs(ins)
+        del_u = _unique_pairs(dele)
+        if ins_u.shape[0] and del_u.shape[0]:
+            keys_i = (ins_u[:, 0] << 32) | ins_u[:, 1]
+            keys_d = (del_u[:, 0] << 32) | del_u[:, 1]
+            del_u = del_u[~np.isin(keys_d, keys_i)]
+        d_int = self.vertices.lookup(del_u.ravel()).reshape(-1, 2)
+        known = (d_int >= 0).all(axis=1)
+        d_int = d_int[known]
+        self._grow_vertices(0)
+        if d_int.shape[0]:
+            d_int = d_int[self.has_edges(d_int[:, 0], d_int[:, 1])]
+        i_int = self.vertices.intern(ins_u.ravel()).reshape(-1, 2)
+        self._grow_vertices(len(self.vertices))
+        if i_int.shape[0]:
+            i_int = i_int[~self.has_edges(i_int[:, 0], i_int[:, 1])]
+        d_int = d_int.astype(np.int32)
+        i_int = i_int.astype(np.int32)
+        return NormalizedBatch(d_int, i_int, raw - d_int.shape[0] - i_int.shape[0])
+
+    def apply(self, batch: NormalizedBatch) -> None:
+        """G = (G - D) ∪ I for a batch normalized against this graph."""
+        directed = []
+        flags = []
+        for pairs, is_insert in ((batch.deleted, False), (batch.inserted, True)):
+            if pairs.shape[0]:
+                directed += [pairs, pairs[:, ::-1]]
+                flags += [np.full(2 * pairs.shape[0], is_insert)]
+        if not directed:
+            return
+        upd = np.concatenate(directed).astype(np.int64)
+        insert = np.concatenate(flags)
+        order = np.lexsort((upd[:, 1], upd[:, 0]))
+        upd, insert = upd[order], insert[order]
+        rows, starts, counts = np.unique(upd[:, 0], return_index=True, return_counts=True)
+        ins_per_row = np.add.reduceat(insert.astype(np.int64), starts)
+        new_degree = self.degree[rows].astype(np.int64) + 2 * ins_per_row - counts
+        new_offsets = self.offsets[rows].copy()
+        moving = new_degree > self.capacity[rows]
+        if moving.any():
+            new_cap = np.maximum(4, 2 * new_degree[moving])
+            need = int(new_cap.sum())
+            self._reserve(self.pool_used + need)
+            new_offsets[moving] = self.pool_used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
+            self.capacity[rows[moving]] = new_cap
+            self.pool_used += need
+            self.relocations += int(moving.sum())
+        upd_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        width = max(1, int(new_degree.max(initial=0)), int(self.degree[rows].max(initial=0)))
+        _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr,
+                      upd[:, 1].astype(np.int32), insert, width)
+        self.num_edges += batch.inserted.shape[0] - batch.deleted.shape[0]
+        if self.pool_used > 2 * int(self.capacity.sum()) + 4096:
+            self.compact()
+
+    def compact(self) -> None:
+        """Rewrite all rows contiguously with fresh slack (a quarter of the degree)."""
+        cap = (self.degree + self.degree // 4 + 2).astype(np.int32)
+        new_offsets = np.zeros_like(self.offsets)
+        np.cumsum(cap[:-1], out=new_offsets[1:])
+        total = int(cap.sum())
+        pool = np.zeros(max(total, 1024), dtype=np.int32)
+        idx = np.repeat(np.arange(self.degree.shape[0]), self.degree)
+        within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(self.degree) - self.degree, self.degree)
+        pool[new_offsets[idx] + within] = self.pool[self.offsets[idx] + within]
+        self.pool, self.pool_used = pool, total
+        self._offsets[: self._n] = new_offsets
+        self._capacity[: self._n] = cap
+        self.compactions += 1
+
+    def edges(self) -> np.ndarray:
+        """Every edge once as external-id pairs (u < v), sorted."""
+        idx = np.repeat(np.arange(self.degree.shape[0]), self.degree)
+        within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(self.degree) - self.degree, self.degree)
+        nbr = self.pool[self.offsets[idx] + within]
+        ext = self.vertices.external
+        pairs = np.stack([ext[idx], ext[nbr]], axis=1)
+        return _unique_pairs(pairs[pairs[:, 0] < pairs[:, 1]])
+
+    def internal_edges(self) -> np.ndarray:
+        """Every edge once as internal-id pairs (u < v internally), int32."""
+        idx = np.repeat(np.arange(self.degree.shape[0], dtype=np.int32), self.degree)
+        within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(self.degree) - self.degree, self.degree)
+        nbr = self.pool[self.offsets[idx] + within]
+        keep = idx < nbr
+        return np.stack([idx[keep], nbr[keep]], axis=1)
+
+    def batch_view(self, pairs: np.ndarray) -> BatchView:
+        """Per-vertex lookup of `pairs` (internal ids); pair i has rank i.  Call
+        `release(view)` when done: the slot array is shared between batches."""
+        n = len(self.vertices)
+        if self._slot.shape[0] < n:
+            self._slot = np.full(max(n, 2 * self._slot.shape[0]), -1, dtype=np.int32)
+        ranks = np.arange(pairs.shape[0], dtype=np.int32)
+        src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
+        dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
+        rank = np.concatenate([ranks, ranks])
+        order = np.lexsort((dst, src))
+        src, dst, rank = src[order], dst[order], rank[order]
+        touched, starts = np.unique(src, return_index=True)
+        self._slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
+        ptr = np.append(starts, src.shape[0]).astype(np.int64)
+        return BatchView(self._slot[:n], ptr, dst, rank)
+
+    def release(self, view: BatchView) -> None:
+        touched = np.flatnonzero(view.slot >= 0)
+        self._slot[touched] = -1
+
+    def _grow_vertices(self, n: int) -> None:
+        """Make room for n internal vertices (arrays grow by doubling; views slice to n)."""
+        self._n = max(self._n, n)
+        old = self._degree.shape[0]
+        if n <= old:
+            return
+        size = max(n, 2 * old, 1024)
+        for name, dtype in (("_offsets", np.int64), ("_degree", np.int32), ("_capacity", np.int32)):
+            grown = np.zeros(size, dtype=dtype)
+            grown[:old] = getattr(self, name)
+            setattr(self, name, grown)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return self._offsets[: self._n]
+
+    @property
+    def degree(self) -> np.ndarray:
+        return self._degree[: self._n]
+
+    @property
+    def capacity(self) -> np.ndarray:
+        return self._capacity[: self._n]
+
+    def _reserve(self, size: int) -> None:
+        if size > self.pool.shape[0]:
+            pool = np.zeros(max(size, 2 * self.pool.shape[0]), dtype=np.int32)
+            pool[: self.pool_used] = self.pool[: self.pool_used]
+            self.pool = pool
