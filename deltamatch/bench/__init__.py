@@ -1,0 +1,1 @@
+"""Benchmark tooling: the deterministic RMAT generator, workloads and the `deltamatch bench` suite."""

@@ -1,0 +1,168 @@
+"""Edge-file readers: SNAP text (also CSV), Matrix Market, `.npy` pairs; gzip taken directly.
+
+Every reader returns the simple undirected graph the file describes, as (u, v) pairs with
+u < v in order of first appearance (file order, which is time order for timestamped
+streams): directions are dropped, self-loops dropped, repeated pairs merged.  Extra
+columns (timestamps, ratings, weights) are ignored.  Malformed input raises
+`EdgeFileError` naming the file and, for text, the line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_VERTEX_ID = 2**31 - 1
+_GZIP_MAGIC = b"\x1f\x8b"
+_NPY_MAGIC = b"\x93NUMPY"
+_MM_MAGIC = b"%%MatrixMarket"
+_COMMENTS = ("#", "%")
+
+
+class EdgeFileError(ValueError):
+    """An edge file that cannot be read; the message names the file (and line)."""
+
+
+@dataclass(frozen=True)
+class EdgeFile:
+    """A file's simple undirected graph plus what was dropped on the way."""
+
+    pairs: np.ndarray  # int64[m, 2], u < v, unique, first-appearance order
+    records: int  # edge records read (lines, entries or rows)
+    self_loops: int
+    duplicates: int  # records that repeated an earlier pair (either direction)
+    format: str  # "snap", "csv", "mtx" or "npy"
+
+
+def read_edges(path: str | Path) -> np.ndarray:
+    """The (m, 2) int64 edge pairs of a file (see module docstring)."""
+    return read_edge_file(path).pairs
+
+
+def read_edge_file(path: str | Path) -> EdgeFile:
+    """Read an edge file of any supported format, sniffing gzip and the format from content."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EdgeFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_edges(data, str(path))
+
+
+def parse_edges(data: bytes, name: str = "<input>") -> EdgeFile:
+    """Parse edge-file content (possibly gzip-compressed); `name` labels error messages."""
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise EdgeFileError(f"{name}: corrupt gzip data: {exc}") from exc
+    if data.startswith(_NPY_MAGIC):
+        raw, fmt = _parse_npy(data, name), "npy"
+    elif data.lstrip().startswith(_MM_MAGIC):
+        raw, fmt = _parse_mtx(data, name), "mtx"
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EdgeFileError(f"{name}: not a text edge list, .npy or Matrix Market file") from exc
+        fmt = "csv" if _looks_csv(text, name) else "snap"
+        raw = _parse_text(text, name, "," if fmt == "csv" else None)
+    return _simple(raw, fmt)
+
+
+def _simple(raw: np.ndarray, fmt: str) -> EdgeFile:
+    loops = raw[:, 0] == raw[:, 1]
+    kept = raw[~loops]
+    lo = np.minimum(kept[:, 0], kept[:, 1])
+    hi = np.maximum(kept[:, 0], kept[:, 1])
+    _, first = np.unique((lo << 32) | hi, return_index=True)
+    first.sort()
+    pairs = np.stack([lo[first], hi[first]], axis=1) if first.size else np.zeros((0, 2), np.int64)
+    return EdgeFile(pairs, int(raw.shape[0]), int(loops.sum()), int(kept.shape[0] - first.size), fmt)
+
+
+def _looks_csv(text: str, name: str) -> bool:
+    if name.endswith((".csv", ".csv.gz")):
+        return True
+    for line in text.splitlines()[:50]:
+        s = line.strip()
+        if s and not s.startswith(_COMMENTS):
+            return "," in s
+    return False
+
+
+def _parse_text(text: str, name: str, delimiter: str | None) -> np.ndarray:
+    """Fast path through numpy; on any problem, a line-by-line scan names the first bad line."""
+    try:
+        raw = np.loadtxt(io.StringIO(text), dtype=np.int64, comments=_COMMENTS, delimiter=delimiter,
+                         usecols=(0, 1), ndmin=2)
+    except ValueError:
+        raw = None
+    if raw is None or raw.shape[0] == 0 or (raw < 0).any() or (raw > MAX_VERTEX_ID).any():
+        return _scan_text(text, name, delimiter)
+    return raw
+
+
+def _scan_text(text: str, name: str, delimiter: str | None) -> np.ndarray:
+    rows: list[tuple[int, int]] = []
+    header_allowed = delimiter == ","
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if not s or s.startswith(_COMMENTS):
+            continue
+        fields = [f.strip() for f in s.split(delimiter)]
+        if len(fields) < 2:
+            raise EdgeFileError(f"{name}:{lineno}: expected at least two columns (u v), got {s!r}")
+        try:
+            u, v = int(fields[0]), int(fields[1])
+        except ValueError as exc:
+            if header_allowed:
+                header_allowed = False
+                continue
+            raise EdgeFileError(f"{name}:{lineno}: vertex ids must be integers, got {s!r}") from exc
+        header_allowed = False
+        for x in (u, v):
+            if x < 0 or x > MAX_VERTEX_ID:
+                raise EdgeFileError(f"{name}:{lineno}: vertex id {x} is outside 0..{MAX_VERTEX_ID}")
+        rows.append((u, v))
+    if not rows:
+        raise EdgeFileError(f"{name}: no edges found")
+    return np.array(rows, dtype=np.int64)
+
+
+def _parse_npy(data: bytes, name: str) -> np.ndarray:
+    try:
+        arr = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise EdgeFileError(f"{name}: unreadable .npy file: {exc}") from exc
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise EdgeFileError(f"{name}: .npy edge arrays must have shape (n, 2), got {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise EdgeFileError(f"{name}: .npy edge arrays must hold integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr > MAX_VERTEX_ID).any(axis=1))
+    if bad.size:
+        raise EdgeFileError(
+            f"{name}: row {bad[0]} {arr[bad[0]].tolist()} has a vertex id outside 0..{MAX_VERTEX_ID}"
+        )
+    return arr
+
+
+def _parse_mtx(data: bytes, name: str) -> np.ndarray:
+    import scipy.io
+    import scipy.sparse
+
+    try:
+        matrix = scipy.io.mmread(io.BytesIO(data))
+    except (ValueError, IndexError, TypeError, OSError) as exc:
+        raise EdgeFileError(f"{name}: malformed Matrix Market file: {exc}") from exc
+    if not scipy.sparse.issparse(matrix):
+        raise EdgeFileError(f"{name}: Matrix Market file is dense ('array'); edge lists need 'coordinate'")
+    coo = matrix.tocoo()
+    if coo.shape[0] - 1 > MAX_VERTEX_ID or coo.shape[1] - 1 > MAX_VERTEX_ID:
+        raise EdgeFileError(f"{name}: matrix shape {coo.shape} exceeds vertex ids 0..{MAX_VERTEX_ID}")
+    return np.stack([coo.row.astype(np.int64), coo.col.astype(np.int64)], axis=1).reshape(-1, 2)
