@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from deltamatch.kernels.plan_table import TaskList
-from deltamatch.scheduler.allocation import Allocation, allocate
+from deltamatch.scheduler.allocation import COST_POLICIES, Allocation, allocate, check_policy, greedy, split
+from deltamatch.scheduler.cost import Calibrator, PlanShape, g2miner_cost, plan_shape, predict_task_cost
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.replica import GraphReplica, PatternPlans, SideResult
+from deltamatch.workers.features import PairFeatures
+from deltamatch.workers.replica import BatchResult, GraphReplica, PatternPlans, SideResult
 
 
 class WorkerPool:
@@ -52,6 +54,7 @@ class RegisteredPattern:
     num_plans: int
     total: int
     version: int
+    shape: PlanShape | None = None
 
     def describe(self) -> dict:
         p = self.pattern
@@ -81,6 +84,19 @@ class PatternDelta:
     truncated: bool
 
 
+@dataclass(frozen=True)
+class GroupCost:
+    """One task group (pattern, side) on one worker: PGMiner's predicted cost (0 when the
+    policy computed none) against the measured seconds."""
+
+    pattern: int
+    side: str
+    worker: int
+    tasks: int
+    predicted: float
+    seconds: float
+
+
 @dataclass
 class BatchOutcome:
     """What one applied batch did."""
@@ -92,7 +108,23 @@ class BatchOutcome:
     deltas: dict[int, PatternDelta] = field(default_factory=dict)
     elapsed_ms: float = 0.0
     busy_seconds: list[float] = field(default_factory=list)
-    allocation_seconds: float = 0.0
+    allocation_seconds: float = 0.0  # prediction + sorting/assignment
+    prediction_seconds: float = 0.0  # features on one replica + the cost model
+    sort_seconds: float = 0.0  # sort + min-heap assignment (or the static split)
+    predicted_load: list[float] = field(default_factory=list)  # per worker, in the policy's units
+    groups: list[GroupCost] = field(default_factory=list)
+
+    @property
+    def imbalance(self) -> float:
+        """Busiest over least busy worker (1.0 = balanced; 0.0 before any work)."""
+        busy = self.busy_seconds
+        return max(busy) / min(busy) if busy and min(busy) > 0 else 0.0
+
+    @property
+    def overhead_share(self) -> tuple[float, float]:
+        """(prediction, sorting) as shares of the batch's elapsed time."""
+        total = self.elapsed_ms / 1e3
+        return (self.prediction_seconds / total, self.sort_seconds / total) if total > 0 else (0.0, 0.0)
 
 
 class SchedulerCore:
@@ -103,7 +135,8 @@ class SchedulerCore:
         self.pool = pool
         self.shared = shared
         self.list_limit = list_limit
-        self.policy = policy
+        self.policy = check_policy(policy)
+        self.calibrator = Calibrator()
         self.version = 0
         self.patterns: dict[int, RegisteredPattern] = {}
         self._ids = itertools.count(1)
@@ -115,11 +148,13 @@ class SchedulerCore:
         """Add a pattern; its total starts at the static count of the current graph."""
         pid = pattern_id if pattern_id is not None else next(self._ids)
         plan_list = shared_plans(pattern) if self.shared else per_edge_plans(pattern)
-        plans = PatternPlans(compile_plans(pattern, plan_list), compile_plans(pattern, [static_plan(pattern)]))
+        plans = PatternPlans(compile_plans(pattern, plan_list),
+                             compile_plans(pattern, [static_plan(pattern)]))
         self.pool.broadcast("register", pid, plans)
         parts = len(self.pool)
         total = sum(self.pool.map("static_count", [(pid, i, parts) for i in range(parts)]))
-        reg = RegisteredPattern(pid, pattern, plans, len(plan_list), total, self.version)
+        reg = RegisteredPattern(pid, pattern, plans, len(plan_list), total, self.version,
+                                plan_shape(plans.batch))
         self.patterns[pid] = reg
         self._ids = itertools.count(max(pid + 1, next(self._ids)))
         return reg
@@ -140,28 +175,46 @@ class SchedulerCore:
     def apply(self, insert, delete) -> BatchOutcome:
         """Apply one batch atomically as the next version and return its deltas."""
         start = time.perf_counter()
+        policy = self.policy
         batch = self.pool.broadcast("normalize", insert, delete)[0]
+        feats = None
+        if policy in COST_POLICIES:
+            feats = self.pool.map("task_features", [(batch, w == 0) for w in range(len(self.pool))])[0]
         version = self.version + 1
         changed = batch.changed
         n_del = batch.deleted.shape[0]
-        per_worker: list[dict[int, tuple[TaskList, TaskList]]] = [dict() for _ in range(len(self.pool))]
-        alloc_seconds = 0.0
-        for pid, reg in self.patterns.items():
-            sides = []
-            for side in (OLD, NEW):
-                tasks = batch_tasks(reg.plans.batch, changed, n_del, side)
-                t0 = time.perf_counter()
-                allocation = allocate(tasks, len(self.pool), self.policy)
-                alloc_seconds += time.perf_counter() - t0
-                self.last_allocation = allocation
-                sides.append([tasks.take(idx) for idx in allocation.assignment])
-            for w in range(len(self.pool)):
-                per_worker[w][pid] = (sides[0][w], sides[1][w])
+        workers = len(self.pool)
+        keys = [(pid, side) for pid in self.patterns for side in (OLD, NEW)]
+        groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
+        t0 = time.perf_counter()
+        model = [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
+        costs = self._policy_costs(keys, groups, model, feats)
+        t1 = time.perf_counter()
+        if policy in COST_POLICIES:
+            allocation = greedy(np.concatenate(costs) if costs else np.zeros(0), workers)
+            picks = split(allocation, [t.size for t in groups])
+            predicted_load = allocation.predicted
+        else:
+            parts = [allocate(t, workers, policy) for t in groups]
+            picks = [a.assignment for a in parts]
+            predicted_load = sum((a.predicted for a in parts), np.zeros(workers))
+            allocation = parts[-1] if parts else Allocation([np.zeros(0, np.int64)] * workers, predicted_load)
+        t2 = time.perf_counter()
+        self.last_allocation = allocation
+        per_worker: list[dict[int, tuple[TaskList, TaskList]]] = [dict() for _ in range(workers)]
+        for i, pid in enumerate(self.patterns):  # groups 2i, 2i+1 = pattern i's old, new side
+            for w in range(workers):
+                per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
+                                      groups[2 * i + 1].take(picks[2 * i + 1][w]))
         results = self.pool.map(
-            "execute", [(version, batch, per_worker[w], self.list_limit) for w in range(len(self.pool))]
+            "execute", [(version, batch, per_worker[w], self.list_limit) for w in range(workers)]
         )
         self.version = version
         outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored)
+        outcome.groups = self._record(keys, groups, model, picks, results)
+        outcome.predicted_load = [float(x) for x in predicted_load]
+        outcome.prediction_seconds = (t1 - t0) + (feats.seconds if feats is not None else 0.0)
+        outcome.sort_seconds = t2 - t1
         for pid, reg in self.patterns.items():
             removed = _merge([r.removed[pid] for r in results], self.list_limit, reg.pattern.k)
             added = _merge([r.added[pid] for r in results], self.list_limit, reg.pattern.k)
@@ -172,11 +225,46 @@ class SchedulerCore:
                 added.truncated or removed.truncated,
             )
         outcome.busy_seconds = [r.busy_seconds for r in results]
-        outcome.allocation_seconds = alloc_seconds
+        outcome.allocation_seconds = outcome.prediction_seconds + outcome.sort_seconds
         outcome.elapsed_ms = (time.perf_counter() - start) * 1e3
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+    def _model_cost(self, pid: int, side: str, tasks: TaskList,
+                    feats: PairFeatures | None) -> np.ndarray | None:
+        """PGMiner's predicted cost of one group's tasks, when features were computed."""
+        if feats is None:
+            return None
+        return predict_task_cost(tasks, self.patterns[pid].shape, feats.pairs, feats.side(side))
+
+    def _policy_costs(self, keys, groups, model, feats: PairFeatures | None) -> list[np.ndarray]:
+        """The cost each task carries into the allocator under the current policy."""
+        pairs = zip(keys, groups, model, strict=True)
+        if self.policy == "g2miner":
+            return [g2miner_cost(t, feats.pairs, feats.side(side)) for (_, side), t, _ in pairs]
+        if self.policy == "calibrated" and all(self.calibrator.fitted(pid) for pid, _ in keys):
+            return [self.calibrator.seconds(pid, t, m) for (pid, _), t, m in pairs]
+        return [m if m is not None else np.ones(t.size) for t, m in zip(groups, model, strict=True)]
+
+    def _record(self, keys, groups, model, picks, results: list[BatchResult]) -> list[GroupCost]:
+        """Predicted vs measured per group and worker; feeds the calibrator."""
+        out = []
+        for g, (pid, side) in enumerate(keys):
+            plans = self.patterns[pid].num_plans
+            x = np.zeros((len(results), plans))
+            n = np.zeros(len(results))
+            t = np.zeros(len(results))
+            for w, r in enumerate(results):
+                idx = picks[g][w]
+                if model[g] is not None:
+                    x[w] = np.bincount(groups[g].plan[idx], weights=model[g][idx], minlength=plans)
+                n[w] = idx.size
+                t[w] = r.group_seconds.get((pid, side), 0.0)
+                out.append(GroupCost(pid, side, w, int(n[w]), float(x[w].sum()), float(t[w])))
+            if model[g] is not None and n.sum() > 0:
+                self.calibrator.observe(pid, x, n, t)
+        return out
 
     def load(self, insert) -> BatchOutcome:
         """Bulk-load edges as one version without listing deltas (counts stay exact).

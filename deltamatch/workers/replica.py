@@ -15,6 +15,7 @@ import numpy as np
 from deltamatch.kernels.cpu_engine import canonical_rows
 from deltamatch.kernels.plan_table import PlanTable, TaskList
 from deltamatch.workers.backends import make_backend
+from deltamatch.workers.features import PairFeatures, pair_features
 from deltamatch.workers.graph import NormalizedBatch
 
 
@@ -44,6 +45,7 @@ class BatchResult:
     added: dict[int, SideResult]
     busy_seconds: float
     tasks_run: int
+    group_seconds: dict[tuple[int, str], float] = field(default_factory=dict)  # (pattern, side) -> s
 
 
 class GraphReplica:
@@ -55,6 +57,7 @@ class GraphReplica:
         self.version = 0
         self.tasks_run = 0
         self.busy_seconds = 0.0
+        self._vertex_count: tuple[int, int, int] | None = None  # (version, edges, vertices)
 
     @property
     def graph(self):
@@ -68,6 +71,23 @@ class GraphReplica:
 
     def normalize(self, insert, delete) -> NormalizedBatch:
         return self.graph.normalize(insert, delete)
+
+    def task_features(self, batch: NormalizedBatch, wanted: bool = True) -> PairFeatures | None:
+        """The cost model's features of a normalized, not yet applied batch (None unless
+        `wanted`: the scheduler asks one replica and passes False to the others)."""
+        if not wanted:
+            return None
+        g = self.graph
+        cached = self._vertex_count
+        if cached is not None and cached[:2] == (self.version, g.num_edges):
+            vertices = cached[2]
+        else:
+            vertices = g.num_vertices
+        feats = pair_features(g, batch, vertices)
+        # The scheduler applies the batch it prepared as the next version: keep G_new's count.
+        edges_new = g.num_edges + batch.inserted.shape[0] - batch.deleted.shape[0]
+        self._vertex_count = (self.version + 1, edges_new, feats.new.num_vertices)
+        return feats
 
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:
         """Apply without matching (bulk load, rebuild)."""
@@ -84,21 +104,26 @@ class GraphReplica:
         start = time.perf_counter()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
+        groups: dict[tuple[int, str], float] = {}
         view = self.backend.batch_view(batch.changed)
         try:
             for pid, (old_tasks, _) in tasks.items():
+                t0 = time.perf_counter()
                 removed[pid] = self._run_side(pid, old_tasks, view, list_limit)
+                groups[(pid, "old")] = time.perf_counter() - t0
             self.backend.apply(batch)
             self.version = version
             for pid, (_, new_tasks) in tasks.items():
+                t0 = time.perf_counter()
                 added[pid] = self._run_side(pid, new_tasks, view, list_limit)
+                groups[(pid, "new")] = time.perf_counter() - t0
         finally:
             self.backend.release(view)
         busy = time.perf_counter() - start
         self.busy_seconds += busy
         run = sum(a.size + b.size for a, b in tasks.values())
         self.tasks_run += run
-        return BatchResult(version, removed, added, busy, run)
+        return BatchResult(version, removed, added, busy, run, groups)
 
     def _run_side(self, pid: int, tasks: TaskList, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch

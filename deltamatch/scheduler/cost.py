@@ -1,0 +1,174 @@
+"""Task-cost prediction (PGMiner's model, G2Miner's estimate) and its online calibration.
+
+A task extends a seed pair (u, v) through positions 2..k-1 of its plan.  PGMiner
+estimates the candidate set of each position from the seed's degrees, the graph's
+average degree d̄ and vertex count N, and the plan's structure:
+
+* Eq. 1, position adjacent to at most one seed endpoint, to q further matched positions:
+  C = N · (d_u/N)^[adj u] · (d_v/N)^[adj v] · (d̄/N)^q
+* Eq. 2, position adjacent to both seed endpoints: C = |N(u) ∩ N(v)| · (d̄/N)^q
+
+Each candidate then survives the symmetric order with probability π = a! b! / (a+b+1)!
+(a lower and b upper bounds: the chance that a random value falls between them).  The
+predicted cost is the work the engine does: at position l it scans the smallest
+adjacency row among l's matched neighbours (d_u, d_v or d̄), bounded by the symmetric
+order, and tests each scanned vertex against l's other constraints, once per partial
+match reaching l: cost = 1 + Σ_l M_{l-1} · scan_l · π_l · (1 + checks_l), with
+M_1 = 1 and M_l = M_{l-1} · C_l · π_l.  A seed that fails the plan's seed constraint
+costs 1.  Per task that is O(k²) arithmetic on features that cost O(d log d) to gather.
+
+`Calibrator` (beyond the paper) fits measured seconds per worker and task group to the
+predicted costs of the tasks each worker ran: seconds ≈ Σ_p s_p · cost_p + c · tasks + e,
+one scale per plan, over a window of recent batches (non-negative least squares).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from math import factorial
+
+import numpy as np
+from scipy.optimize import nnls
+
+from deltamatch.kernels.plan_table import PlanTable, TaskList
+from deltamatch.workers.features import SideFeatures
+
+
+@dataclass(frozen=True)
+class PlanShape:
+    """The model's view of each plan, arrays [plans, k] indexed by position (>= 2 used)."""
+
+    adj0: np.ndarray  # bool: adjacent to seed position 0
+    adj1: np.ndarray  # bool: adjacent to seed position 1
+    rest: np.ndarray  # int: adjacent earlier non-seed positions (the exponent q)
+    checks: np.ndarray  # int: tests per scanned candidate besides the anchor row
+    survive: np.ndarray  # float: probability a candidate passes the symmetric order
+    seed_cmp: np.ndarray  # int8[plans]: cmp[p, 1, 0]
+
+    @property
+    def k(self) -> int:
+        return int(self.adj0.shape[1])
+
+
+def plan_shape(plans: PlanTable) -> PlanShape:
+    """Read the structure the model uses off a compiled plan table."""
+    n, k = plans.order.shape
+    adj0 = np.zeros((n, k), dtype=np.bool_)
+    adj1 = np.zeros((n, k), dtype=np.bool_)
+    rest = np.zeros((n, k), dtype=np.int64)
+    checks = np.zeros((n, k), dtype=np.int64)
+    survive = np.ones((n, k), dtype=np.float64)
+    for p in range(n):
+        for level in range(2, k):
+            conn = plans.conn[p, level, :level] == 1
+            cmp = plans.cmp[p, level, :level]
+            adj0[p, level], adj1[p, level] = conn[0], conn[1]
+            rest[p, level] = int(conn[2:].sum())
+            tested = level if plans.induced else int(conn.sum())
+            checks[p, level] = tested - 1
+            a, b = int((cmp == 1).sum()), int((cmp == -1).sum())
+            survive[p, level] = factorial(a) * factorial(b) / factorial(a + b + 1)
+    return PlanShape(adj0, adj1, rest, checks, survive, plans.cmp[:, 1, 0].astype(np.int8))
+
+
+def task_degrees(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> tuple[np.ndarray, ...]:
+    """(d_u, d_v, |N(u) ∩ N(v)|) per task as float64, looked up by the task's batch rank."""
+    r = tasks.rank
+    if tasks.size and (r.min() < 0 or r.max() >= pairs.shape[0]):
+        raise ValueError("tasks: every task needs a batch rank within the batch's changed pairs")
+    flip = tasks.u != pairs[r, 0]
+    d0 = feats.deg0[r].astype(np.float64)
+    d1 = feats.deg1[r].astype(np.float64)
+    return np.where(flip, d1, d0), np.where(flip, d0, d1), feats.common[r].astype(np.float64)
+
+
+def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
+                      feats: SideFeatures) -> np.ndarray:
+    """PGMiner's predicted cost of every task (float64[T]; see the module docstring)."""
+    du, dv, common = task_degrees(tasks, pairs, feats)
+    n = float(max(feats.num_vertices, 1))
+    davg = float(feats.avg_degree)
+    p = tasks.plan
+    partial = np.ones(tasks.size)
+    cost = np.ones(tasks.size)
+    for level in range(2, shape.k):
+        a, b = shape.adj0[p, level], shape.adj1[p, level]
+        q = shape.rest[p, level]
+        survive = shape.survive[p, level]
+        scan = np.minimum(np.where(a, du, np.inf), np.where(b, dv, np.inf))
+        scan = np.minimum(scan, np.where(q > 0, davg, np.inf))
+        cost += partial * scan * survive * (1 + shape.checks[p, level])
+        if level < shape.k - 1:
+            eq1 = n * np.where(a, du / n, 1.0) * np.where(b, dv / n, 1.0)
+            size = np.where(a & b, common, eq1) * (davg / n) ** q
+            partial = partial * size * survive
+    seed = shape.seed_cmp[p]
+    pruned = ((seed == -1) & (tasks.v > tasks.u)) | ((seed == 1) & (tasks.v < tasks.u))
+    return np.where(pruned, 1.0, cost)
+
+
+def g2miner_cost(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> np.ndarray:
+    """G2Miner's estimate: min(deg u, deg v) in the side's graph (float64[T])."""
+    du, dv, _ = task_degrees(tasks, pairs, feats)
+    return np.minimum(du, dv)
+
+
+class Calibrator:
+    """Online fit of seconds = Σ_p scale_p · predicted_p + overhead · tasks + fixed, per key.
+
+    `observe` takes one task group as every worker ran it (a row per worker); the fit
+    uses the last `window` rows per key, shrunk toward one common scale so that plans
+    seen rarely keep a sane value.
+    """
+
+    def __init__(self, window: int = 256, prior: float = 0.1) -> None:
+        self.window = window
+        self.prior = prior
+        self._rows: dict[object, deque] = {}
+        self._fit: dict[object, tuple[np.ndarray, float]] = {}
+
+    def observe(self, key, predicted_by_plan: np.ndarray, tasks: np.ndarray, seconds: np.ndarray) -> None:
+        """Record rows: predicted_by_plan [W, plans] (sum of predicted cost per plan),
+        tasks [W] (tasks run), seconds [W] (measured) for one group, then refit `key`."""
+        x = np.asarray(predicted_by_plan, dtype=np.float64)
+        tasks = np.asarray(tasks, dtype=np.float64)
+        seconds = np.asarray(seconds, dtype=np.float64)
+        if x.ndim != 2 or tasks.shape != (x.shape[0],) or seconds.shape != (x.shape[0],):
+            raise ValueError("observe: predicted_by_plan [W, plans], tasks [W], seconds [W] must agree")
+        rows = self._rows.setdefault(key, deque(maxlen=self.window))
+        for w in range(x.shape[0]):
+            rows.append((x[w], tasks[w], seconds[w]))
+        self._refit(key)
+
+    def _refit(self, key) -> None:
+        rows = list(self._rows[key])
+        x = np.stack([r[0] for r in rows])
+        n = np.array([r[1] for r in rows])
+        t = np.array([r[2] for r in rows])
+        busy = x.sum(axis=1) > 0
+        if not busy.any() or t[busy].sum() <= 0:
+            return
+        common = t[busy].sum() / x[busy].sum()
+        plans = x.shape[1]
+        # Columns: one per plan (scaled to seconds by `common`), per-task overhead, fixed.
+        design = np.column_stack([x * common, n, np.ones_like(n)])
+        weight = np.sqrt(self.prior * max(float((design[:, :plans] ** 2).sum(axis=0).mean()), 1e-30))
+        prior_rows = np.zeros((plans, plans + 2))
+        prior_rows[:, :plans] = np.eye(plans) * weight
+        coef, _ = nnls(np.vstack([design, prior_rows]), np.concatenate([t, np.full(plans, weight)]))
+        scale = np.maximum(coef[:plans], 0.05) * common
+        self._fit[key] = (scale, float(coef[plans]))
+
+    def fitted(self, key) -> bool:
+        return key in self._fit
+
+    def seconds(self, key, tasks: TaskList, predicted: np.ndarray) -> np.ndarray:
+        """Calibrated seconds of each task; raises KeyError before `key` has a fit."""
+        scale, overhead = self._fit[key]
+        return scale[tasks.plan] * predicted + overhead
+
+    def scales(self, key) -> tuple[np.ndarray, float]:
+        """(per-plan seconds per predicted unit, seconds per task) of `key`'s current fit."""
+        scale, overhead = self._fit[key]
+        return scale.copy(), overhead

@@ -1,0 +1,156 @@
+"""What the task-cost model needs to know about a batch's changed pairs, computed on a replica.
+
+Per changed pair (by rank) and per side: the endpoint degrees and the number of common
+neighbours |N(u) ∩ N(v)| in that side's graph (G_old for removals, G_new for additions),
+plus the side's vertex count and average degree.  Everything is computed on G_old before
+the batch is applied: G_new's values are G_old's corrected by the batch's own pairs, so
+one pass over the smaller endpoint row per pair (binary searches into the larger) is the
+whole cost, O(min(d_u, d_v) log d) per pair.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+
+
+@dataclass(frozen=True)
+class SideFeatures:
+    """One side's graph as the cost model sees it; arrays are indexed by batch rank."""
+
+    deg0: np.ndarray  # int32[C]: degree of changed[r, 0]
+    deg1: np.ndarray  # int32[C]: degree of changed[r, 1]
+    common: np.ndarray  # int32[C]: |N(changed[r, 0]) ∩ N(changed[r, 1])|
+    num_vertices: int  # vertices with at least one edge
+    avg_degree: float  # 2|E| / num_vertices
+
+
+@dataclass(frozen=True)
+class PairFeatures:
+    """Both sides' features of one batch; `pairs` is the batch's `changed` (deletions first)."""
+
+    pairs: np.ndarray  # int32[C, 2]
+    old: SideFeatures
+    new: SideFeatures
+    seconds: float  # time spent computing them
+
+    def side(self, name: str) -> SideFeatures:
+        """'old' or 'new' (the scheduler's side names)."""
+        if name not in ("old", "new"):
+            raise ValueError(f"side must be 'old' or 'new', got {name!r}")
+        return self.old if name == "old" else self.new
+
+
+@njit(inline="always", cache=True)
+def _find(arr, start, length, x):
+    lo, hi = 0, length
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if arr[start + mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < length and arr[start + lo] == x
+
+
+@njit(inline="always", cache=True)
+def _edge(offsets, degree, pool, a, b):
+    if degree[a] > degree[b]:
+        a, b = b, a
+    return _find(pool, offsets[a], degree[a], b)
+
+
+@njit(inline="always", cache=True)
+def _slot(touched, x):
+    lo, hi = 0, touched.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if touched[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < touched.shape[0] and touched[lo] == x else -1
+
+
+@njit(inline="always", cache=True)
+def _edge_new(offsets, degree, pool, keys, a, b):
+    lo, hi = min(a, b), max(a, b)
+    flipped = _find(keys, 0, keys.shape[0], (np.int64(lo) << 32) | np.int64(hi))
+    return _edge(offsets, degree, pool, a, b) != flipped
+
+
+@njit(parallel=True, cache=True)
+def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, out_old, out_new):
+    for i in prange(a.shape[0]):
+        x, y = a[i], b[i]
+        s, t = (x, y) if degree[x] <= degree[y] else (y, x)
+        c = 0
+        for j in range(degree[s]):
+            if _find(pool, offsets[t], degree[t], pool[offsets[s] + j]):
+                c += 1
+        out_old[i] = c
+        # Only a vertex paired with x or y in the batch can enter or leave N(x) ∩ N(y).
+        delta = 0
+        sx, sy = _slot(touched, x), _slot(touched, y)
+        for pass_ in range(2):
+            sv = sx if pass_ == 0 else sy
+            for j in range(ptr[sv], ptr[sv + 1]):
+                w = nbr[j]
+                if w in (x, y):
+                    continue
+                if pass_ == 1 and _find(nbr, ptr[sx], ptr[sx + 1] - ptr[sx], w):
+                    continue
+                was = _edge(offsets, degree, pool, x, w) and _edge(offsets, degree, pool, y, w)
+                now = (_edge_new(offsets, degree, pool, keys, x, w)
+                       and _edge_new(offsets, degree, pool, keys, y, w))
+                delta += int(now) - int(was)
+        out_new[i] = c + delta
+
+
+def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int) -> PairFeatures:
+    """Features of `batch`'s changed pairs on `graph` (= G_old, batch not yet applied).
+
+    `vertices_old` is G_old's vertex count (kept incrementally by the caller); G_new's
+    count follows from the degrees of the touched vertices.
+    """
+    start = time.perf_counter()
+    pairs = batch.changed.astype(np.int32)
+    n_del = batch.deleted.shape[0]
+    degree = graph.degree
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    sign = np.ones(src.shape[0], dtype=np.int64)
+    is_del = np.zeros(pairs.shape[0], dtype=np.bool_)
+    is_del[:n_del] = True
+    sign[np.concatenate([is_del, is_del])] = -1
+    order = np.lexsort((dst, src))
+    src, dst, sign = src[order], dst[order], sign[order]
+    touched, first = np.unique(src, return_index=True)
+    ptr = np.append(first, src.shape[0]).astype(np.int64)
+    delta = np.add.reduceat(sign, first) if src.shape[0] else np.zeros(0, np.int64)
+    d_old_t = degree[touched].astype(np.int64)
+    d_new_t = d_old_t + delta
+    vertices_new = vertices_old + int(np.count_nonzero((d_old_t == 0) & (d_new_t > 0))) \
+        - int(np.count_nonzero((d_old_t > 0) & (d_new_t == 0)))
+    lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
+    hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
+    keys = np.sort((lo << 32) | hi)
+    common_old = np.zeros(pairs.shape[0], dtype=np.int32)
+    common_new = np.zeros(pairs.shape[0], dtype=np.int32)
+    if pairs.shape[0]:
+        _common(graph.offsets, degree, graph.pool, pairs[:, 0].copy(), pairs[:, 1].copy(), keys,
+                touched.astype(np.int32), ptr, dst.astype(np.int32), common_old, common_new)
+    slot0 = np.searchsorted(touched, pairs[:, 0])
+    slot1 = np.searchsorted(touched, pairs[:, 1])
+    edges_old = graph.num_edges
+    edges_new = edges_old + batch.inserted.shape[0] - n_del
+    old = SideFeatures(d_old_t[slot0].astype(np.int32), d_old_t[slot1].astype(np.int32), common_old,
+                       vertices_old, 2.0 * edges_old / max(vertices_old, 1))
+    new = SideFeatures(d_new_t[slot0].astype(np.int32), d_new_t[slot1].astype(np.int32), common_new,
+                       vertices_new, 2.0 * edges_new / max(vertices_new, 1))
+    return PairFeatures(pairs, old, new, time.perf_counter() - start)
