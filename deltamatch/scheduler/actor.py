@@ -1,0 +1,331 @@
+"""The scheduler as a Ray actor: a thin shell around `SchedulerCore` plus durability.
+
+`Scheduler` owns the worker actors (it is their only caller), the batch log and the
+batch_id index.  A batch is applied, then logged and fsynced, then answered, so an
+acknowledged batch is always on disk and one that crashed mid-way was never
+acknowledged.  `RayWorkerPool` is the `WorkerPool` the core drives: it calls the
+worker actors, and when one dies (or restarted since it was last seen) it rebuilds
+that worker from snapshot + log, redoes the in-flight batch's normalization there,
+and retries the call, so the batch completes once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import ray
+from ray.exceptions import RayActorError, RayTaskError
+
+from deltamatch.scheduler.batch_log import BatchLog, RecoveredState, Record, Snapshot
+from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
+from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
+from deltamatch.workers.replica import PatternPlans
+
+MAX_ATTEMPTS = 5
+
+
+def _needs_rebuild(exc: BaseException) -> bool:
+    if isinstance(exc, RayActorError):
+        return True
+    return isinstance(exc, RayTaskError) and isinstance(exc.cause, StaleWorkerError)
+
+
+class RayWorkerPool(WorkerPool):
+    """A `WorkerPool` over worker actor handles, with rebuild-and-retry (module docstring).
+
+    `rebuild_source()` returns (external ids, edges, version, batches) of the last
+    acknowledged state: the snapshot plus every logged batch after it.
+    """
+
+    def __init__(self, handles: Sequence, rebuild_source: Callable[[], tuple]):
+        self.replicas = list(handles)
+        self.rebuild_source = rebuild_source
+        self.boot: list[str | None] = [None] * len(handles)
+        self.plans: dict[int, PatternPlans] = {}
+        self.in_flight: tuple | None = None
+        self.tasks_run = [0] * len(handles)
+        self.busy_seconds = [0.0] * len(handles)
+        self.rebuilds = [0] * len(handles)
+
+    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
+        if method == "normalize":
+            self.in_flight = tuple(args_per_worker[0])
+        elif method == "register":
+            self.plans[args_per_worker[0][0]] = args_per_worker[0][1]
+        elif method == "unregister":
+            self.plans.pop(args_per_worker[0][0], None)
+        refs = [self._submit(w, method, a) for w, a in enumerate(args_per_worker)]
+        results = [self._result(w, ref, method, a) for w, (ref, a) in enumerate(zip(refs, args_per_worker))]
+        if method == "execute":
+            for w, r in enumerate(results):
+                self.tasks_run[w] += r.tasks_run
+                self.busy_seconds[w] += r.busy_seconds
+        return results
+
+    def batch_done(self) -> None:
+        """The in-flight batch is applied everywhere: a rebuild no longer redoes it."""
+        self.in_flight = None
+
+    def _submit(self, w: int, method: str, args: tuple):
+        return self.replicas[w].call.remote(self.boot[w], method, *args)
+
+    def _result(self, w: int, ref, method: str, args: tuple):
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return ray.get(ref)
+            except (RayActorError, RayTaskError) as exc:
+                if not _needs_rebuild(exc) or attempt == MAX_ATTEMPTS - 1:
+                    raise
+            self.rebuild(w)
+            if self.in_flight is not None and method != "normalize":
+                self._call_until_done(w, "normalize", self.in_flight)
+            ref = self._submit(w, method, args)
+        raise AssertionError("unreachable")
+
+    def call_one(self, w: int, method: str, *args):
+        """Call one worker, rebuilding and retrying it like `map` does."""
+        return self._call_until_done(w, method, args)
+
+    def _call_until_done(self, w: int, method: str, args: tuple):
+        ref = self._submit(w, method, args)
+        return self._result(w, ref, method, args)
+
+    def rebuild(self, w: int) -> None:
+        """Bring worker w to the last acknowledged state (retrying while Ray restarts it)."""
+        external, edges, version, batches = self.rebuild_source()
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                self.boot[w] = ray.get(self.replicas[w].rebuild.remote(external, edges, version, batches, self.plans))
+                self.rebuilds[w] += 1
+                return
+            except RayActorError:
+                if attempt == MAX_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+
+    def rebuild_all(self) -> None:
+        """Rebuild every worker in parallel (service start)."""
+        external, edges, version, batches = self.rebuild_source()
+        refs = [h.rebuild.remote(external, edges, version, batches, self.plans) for h in self.replicas]
+        for w, ref in enumerate(refs):
+            try:
+                self.boot[w] = ray.get(ref)
+            except RayActorError:
+                self.rebuild(w)
+
+    def replicas_empty(self) -> bool:
+        return self.broadcast("stats")[0]["edges"] == 0
+
+
+def _pattern_spec(reg) -> dict:
+    p = reg.pattern
+    return {"edges": [list(e) for e in p.edges], "induced": p.induced, "name": p.name}
+
+
+def _answer(outcome: BatchOutcome, batch_id: str | None) -> dict:
+    return {
+        "version": outcome.version,
+        "batch_id": batch_id,
+        "inserted": outcome.inserted,
+        "deleted": outcome.deleted,
+        "ignored": outcome.ignored,
+        "deltas": {str(pid): {"added": d.added_count, "removed": d.removed_count, "total": d.total}
+                   for pid, d in outcome.deltas.items()},
+        "elapsed_ms": round(outcome.elapsed_ms, 3),
+    }
+
+
+class Scheduler:
+    """Batch order, patterns, durability and worker recovery (see module docstring).
+
+    Mutating methods hold one lock; `ready`, `cluster` and `status` do not, so they
+    answer while a batch runs (the actor is threaded).
+    """
+
+    def __init__(self, data_dir: str, num_workers: int = 2, backend: str = "auto",
+                 num_gpus_per_worker: float = 0.0, list_limit: int = 1000,
+                 snapshot_every: int = 1000, snapshot_bytes: int = 256 << 20,
+                 max_restarts: int = 5, policy: str = "even") -> None:
+        self.log = BatchLog(data_dir)
+        self.snapshot_every = snapshot_every
+        self.snapshot_bytes = snapshot_bytes
+        self.handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, max_restarts)
+        self.pool = RayWorkerPool(self.handles, self._rebuild_source)
+        self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy)
+        self.lock = threading.Lock()
+        self._ready = False
+        self._state: RecoveredState | None = None
+        self._snapshot = Snapshot()
+        self.batch_ids = None
+        self.devices: list[dict] = []
+        self.in_flight_version: int | None = None
+        self.recovered: dict = {}
+        self._graph_stats = {"vertices": 0, "edges": 0, "max_degree": 0}
+        self.started_at = time.time()
+
+    # start --------------------------------------------------------------------
+    def start(self) -> dict:
+        """Replay snapshot + log, rebuild every worker, re-register patterns; then ready."""
+        with self.lock:
+            t0 = time.perf_counter()
+            state = self.log.recover()
+            self._state = state
+            self._snapshot = state.snapshot
+            self.batch_ids = state.batch_ids
+            self.pool.rebuild_all()
+            self.core.version = state.version
+            for pid in sorted(state.patterns):
+                spec = state.patterns[pid]
+                self.core.register(parse_pattern(spec["edges"], spec["induced"], spec.get("name")), pid)
+            mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
+                        if pid in state.totals and state.totals[pid] != reg.total}
+            self.devices = ray.get([h.info.remote() for h in self.handles])
+            self.recovered = {
+                "version": state.version,
+                "patterns": len(state.patterns),
+                "records_replayed": len(state.records),
+                "snapshot_version": state.snapshot.version,
+                "seconds": round(time.perf_counter() - t0, 3),
+                "total_mismatches": {str(k): v for k, v in mismatch.items()},
+            }
+            self._ready = True
+            return self.recovered
+
+    def _rebuild_source(self) -> tuple:
+        snap = self._snapshot
+        batches = [(int(r.header["version"]), r.insert, r.delete) for r in self._state.batches()]
+        return snap.external, snap.edges, snap.version, batches
+
+    def ready(self) -> bool:
+        return self._ready
+
+    # patterns -----------------------------------------------------------------
+    def register(self, edges, induced: bool = False, name: str | None = None) -> dict:
+        """Register a pattern (edge list or built-in name); logged before the answer."""
+        pattern = parse_pattern(edges, induced, name)
+        with self.lock:
+            reg = self.core.register(pattern)
+            self._append(Record({"kind": "register", "pattern_id": reg.id, "pattern": _pattern_spec(reg),
+                                 "version": self.core.version}))
+            return reg.describe()
+
+    def unregister(self, pattern_id: int) -> bool:
+        """Remove a pattern; False when unknown."""
+        with self.lock:
+            if pattern_id not in self.core.patterns:
+                return False
+            self.core.unregister(pattern_id)
+            self._append(Record({"kind": "unregister", "pattern_id": pattern_id, "version": self.core.version}))
+            return True
+
+    def patterns(self) -> list[dict]:
+        return [reg.describe() for reg in list(self.core.patterns.values())]
+
+    def pattern(self, pattern_id: int) -> dict | None:
+        reg = self.core.patterns.get(pattern_id)
+        return reg.describe() if reg else None
+
+    def matches(self, pattern_id: int) -> tuple[int, int, np.ndarray] | None:
+        """(version, total, every current match sorted) or None when unknown."""
+        with self.lock:
+            reg = self.core.patterns.get(pattern_id)
+            if reg is None:
+                return None
+            return self.core.version, reg.total, self.core.matches(pattern_id)
+
+    # batches ------------------------------------------------------------------
+    def apply(self, insert, delete, batch_id: str | None = None) -> tuple[dict, dict]:
+        """Apply one batch; returns (SPEC answer, per-pattern delta events).  A known
+        batch_id returns its original answer and no events."""
+        return self._run("batch", insert, delete, batch_id)
+
+    def load(self, edges, batch_id: str | None = None) -> tuple[dict, dict]:
+        """Bulk-load edges as one version, counts exact, no listings."""
+        return self._run("load", edges, None, batch_id)
+
+    def _run(self, kind: str, insert, delete, batch_id: str | None) -> tuple[dict, dict]:
+        with self.lock:
+            if batch_id is not None and batch_id in self.batch_ids:
+                return dict(self.batch_ids[batch_id], duplicate=True), {}
+            insert = np.asarray(insert if insert is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
+            delete = np.asarray(delete if delete is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
+            self.in_flight_version = self.core.version + 1
+            try:
+                outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
+            finally:
+                self.pool.batch_done()
+                self.in_flight_version = None
+            answer = _answer(outcome, batch_id)
+            record = Record({"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer},
+                            insert, delete)
+            self._append(record)
+            if batch_id is not None:
+                self.log.remember(self.batch_ids, batch_id, answer)
+            events = {
+                pid: {"added_count": d.added_count, "removed_count": d.removed_count, "total": d.total,
+                      "added": d.added, "removed": d.removed, "truncated": bool(d.truncated)}
+                for pid, d in outcome.deltas.items()
+            }
+            self._maybe_snapshot()
+            return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
+                            "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
+                            "patterns": events}
+
+    def _append(self, record: Record) -> None:
+        self.log.append(record)
+        self._state.records.append(record)
+
+    def _maybe_snapshot(self) -> None:
+        if (self.log.batches_since_snapshot >= self.snapshot_every
+                or self.log.bytes_since_snapshot >= self.snapshot_bytes):
+            self.snapshot()
+
+    def snapshot(self) -> int:
+        """Write a snapshot of the current state now; returns its version."""
+        external, edges, _ = self.pool.call_one(0, "snapshot")
+        snap = Snapshot(
+            version=self.core.version,
+            external=external,
+            edges=edges,
+            patterns={pid: _pattern_spec(reg) for pid, reg in self.core.patterns.items()},
+            totals={pid: reg.total for pid, reg in self.core.patterns.items()},
+            batch_ids=dict(self.batch_ids),
+        )
+        self.log.write_snapshot(snap)
+        self._snapshot = snap
+        self._state.records = []
+        return snap.version
+
+    # observability -------------------------------------------------------------
+    def cluster(self) -> dict:
+        """Workers (device, counters) and graph stats, without calling the workers."""
+        workers = []
+        for w, dev in enumerate(self.devices):
+            workers.append({
+                "worker": w, "device": dev.get("device"), "backend": dev.get("backend"),
+                "gpu_name": dev.get("gpu_name"), "memory_bytes": dev.get("memory_bytes"),
+                "pid": dev.get("pid"), "tasks_run": self.pool.tasks_run[w],
+                "busy_seconds": round(self.pool.busy_seconds[w], 6), "rebuilds": self.pool.rebuilds[w],
+            })
+        if self._ready and self.lock.acquire(blocking=False):
+            try:
+                stats = self.pool.call_one(0, "stats")
+                self._graph_stats = {k: stats[k] for k in ("vertices", "edges", "max_degree")}
+            finally:
+                self.lock.release()
+        return {"workers": workers, "graph": dict(self._graph_stats, version=self.core.version),
+                "patterns": len(self.core.patterns), "in_flight_version": self.in_flight_version,
+                "recovered": self.recovered, "ready": self._ready}
+
+    def worker_handles(self) -> list:
+        """The worker actor handles (for tests and operators: `ray.kill` one to test recovery)."""
+        return list(self.handles)
+
+
+def make_scheduler_actor(data_dir: str, **options):
+    """Start the scheduler actor (threaded, so status calls answer during a batch)."""
+    return ray.remote(Scheduler).options(num_cpus=0, max_concurrency=8).remote(data_dir, **options)

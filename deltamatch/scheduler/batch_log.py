@@ -1,0 +1,271 @@
+"""The durable state of the service: an append-only record log plus periodic snapshots.
+
+Layout of the data directory:
+- `log-<seq>.bin`: records, each `MAGIC | header length | payload length | crc32`,
+  a JSON header, then the payload (the insert and delete pairs as little-endian int64).
+  A record is fsynced before `append` returns, so an acknowledged batch survives a crash;
+  a torn record at the tail (a crash mid-write) fails its length or CRC check and is
+  cut off on open, since it was never acknowledged.
+- `snapshot-<version>.npz`: the graph (external ids in internal order, edges as external
+  pairs), and a JSON `meta` entry: version, next log segment, patterns, totals, batch_id
+  index.  Written to a temporary name, fsynced, then renamed; older snapshots and the
+  log segments they cover are deleted afterwards.
+
+Record kinds: `batch` and `load` (version, batch_id, answer, pairs), `register`
+(pattern id and spec), `unregister` (pattern id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"DMLG"
+_HEAD = struct.Struct("<4sIQI")
+
+
+@dataclass
+class Record:
+    """One log record: its JSON header and, for batches, the raw pairs."""
+
+    header: dict
+    insert: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    delete: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+
+    @property
+    def kind(self) -> str:
+        return self.header["kind"]
+
+
+@dataclass
+class Snapshot:
+    """A consistent image of the service at `version`."""
+
+    version: int = 0
+    external: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    edges: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    patterns: dict[int, dict] = field(default_factory=dict)
+    totals: dict[int, int] = field(default_factory=dict)
+    batch_ids: dict[str, dict] = field(default_factory=dict)
+    next_seq: int = 0
+
+
+@dataclass
+class RecoveredState:
+    """What replaying snapshot + log yields: the snapshot and the records after it, folded."""
+
+    snapshot: Snapshot
+    records: list[Record]
+    version: int
+    patterns: dict[int, dict]
+    totals: dict[int, int]
+    batch_ids: OrderedDict[str, dict]
+
+    def batches(self) -> Iterator[Record]:
+        """The batch and load records after the snapshot, in version order."""
+        return (r for r in self.records if r.kind in ("batch", "load"))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def encode_record(record: Record) -> bytes:
+    """The on-disk bytes of a record (see module docstring)."""
+    ins = np.ascontiguousarray(record.insert, dtype="<i8").reshape(-1, 2)
+    dele = np.ascontiguousarray(record.delete, dtype="<i8").reshape(-1, 2)
+    header = dict(record.header, n_insert=int(ins.shape[0]), n_delete=int(dele.shape[0]))
+    head = json.dumps(header, separators=(",", ":")).encode()
+    payload = ins.tobytes() + dele.tobytes()
+    crc = zlib.crc32(payload, zlib.crc32(head))
+    return _HEAD.pack(MAGIC, len(head), len(payload), crc) + head + payload
+
+
+def read_segment(path: Path) -> tuple[list[Record], int]:
+    """The intact records of one segment and the byte length they span (a torn tail is not counted)."""
+    data = path.read_bytes()
+    records, pos = [], 0
+    while pos + _HEAD.size <= len(data):
+        magic, hlen, plen, crc = _HEAD.unpack_from(data, pos)
+        end = pos + _HEAD.size + hlen + plen
+        if magic != MAGIC or end > len(data):
+            break
+        head = data[pos + _HEAD.size: pos + _HEAD.size + hlen]
+        payload = data[pos + _HEAD.size + hlen: end]
+        if zlib.crc32(payload, zlib.crc32(head)) != crc:
+            break
+        header = json.loads(head)
+        pairs = np.frombuffer(payload, dtype="<i8").reshape(-1, 2).astype(np.int64)
+        n_ins = header["n_insert"]
+        records.append(Record(header, pairs[:n_ins], pairs[n_ins:]))
+        pos = end
+    return records, pos
+
+
+class BatchLog:
+    """Append-only, fsynced record log with snapshots in one directory (see module docstring)."""
+
+    def __init__(self, directory: str | Path, batch_id_retention: int = 100_000):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.batch_id_retention = batch_id_retention
+        self._file = None
+        self.seq = 0
+        self.bytes_since_snapshot = 0
+        self.batches_since_snapshot = 0
+
+    # reading ------------------------------------------------------------------
+    def recover(self) -> RecoveredState:
+        """Load the newest intact snapshot and fold every later record; cut torn tails.
+
+        Leaves the log open for appending to a fresh segment.
+        """
+        snap = self._latest_snapshot()
+        records: list[Record] = []
+        for seq, path in self._segments():
+            if seq < snap.next_seq:
+                continue
+            recs, good = read_segment(path)
+            if good < path.stat().st_size:
+                with open(path, "r+b") as f:
+                    f.truncate(good)
+                    f.flush()
+                    os.fsync(f.fileno())
+            records += recs
+        patterns = dict(snap.patterns)
+        totals = dict(snap.totals)
+        batch_ids = OrderedDict(snap.batch_ids)
+        version = snap.version
+        for rec in records:
+            h = rec.header
+            if rec.kind == "register":
+                patterns[int(h["pattern_id"])] = h["pattern"]
+            elif rec.kind == "unregister":
+                patterns.pop(int(h["pattern_id"]), None)
+                totals.pop(int(h["pattern_id"]), None)
+            else:
+                version = int(h["version"])
+                totals.update({int(k): int(v["total"]) for k, v in h["answer"]["deltas"].items()})
+                if h.get("batch_id") is not None:
+                    self._remember(batch_ids, h["batch_id"], h["answer"])
+        self.bytes_since_snapshot = sum(len(encode_record(r)) for r in records)
+        self.batches_since_snapshot = sum(1 for r in records if r.kind in ("batch", "load"))
+        last = max([snap.next_seq - 1] + [s for s, _ in self._segments()])
+        self._open_segment(last + 1)
+        return RecoveredState(snap, records, version, patterns, totals, batch_ids)
+
+    def _segments(self) -> list[tuple[int, Path]]:
+        found = []
+        for p in self.dir.glob("log-*.bin"):
+            try:
+                found.append((int(p.stem.split("-")[1]), p))
+            except ValueError:
+                continue
+        return sorted(found)
+
+    def _snapshots(self) -> list[tuple[int, Path]]:
+        found = []
+        for p in self.dir.glob("snapshot-*.npz"):
+            try:
+                found.append((int(p.stem.split("-")[1]), p))
+            except ValueError:
+                continue
+        return sorted(found)
+
+    def _latest_snapshot(self) -> Snapshot:
+        for _, path in reversed(self._snapshots()):
+            try:
+                with np.load(path, allow_pickle=False) as z:
+                    meta = json.loads(bytes(z["meta"]).decode())
+                    return Snapshot(
+                        version=int(meta["version"]),
+                        external=z["external"].astype(np.int64),
+                        edges=z["edges"].astype(np.int64).reshape(-1, 2),
+                        patterns={int(k): v for k, v in meta["patterns"].items()},
+                        totals={int(k): int(v) for k, v in meta["totals"].items()},
+                        batch_ids=dict(meta["batch_ids"]),
+                        next_seq=int(meta["next_seq"]),
+                    )
+            except (OSError, ValueError, KeyError):
+                continue
+        return Snapshot()
+
+    # writing ------------------------------------------------------------------
+    def _open_segment(self, seq: int) -> None:
+        if self._file is not None:
+            self._file.close()
+        self.seq = seq
+        self._file = open(self.dir / f"log-{seq:08d}.bin", "ab")
+        _fsync_dir(self.dir)
+
+    def append(self, record: Record) -> None:
+        """Write one record and fsync it; returns only once it is durable."""
+        if self._file is None:
+            raise RuntimeError("BatchLog.recover() must run before append()")
+        data = encode_record(record)
+        self._file.write(data)
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.bytes_since_snapshot += len(data)
+        if record.kind in ("batch", "load"):
+            self.batches_since_snapshot += 1
+
+    def remember(self, batch_ids: OrderedDict, batch_id: str, answer: dict) -> None:
+        """Add a batch_id to an in-memory index, keeping at most `batch_id_retention` ids."""
+        self._remember(batch_ids, batch_id, answer)
+
+    def _remember(self, batch_ids: OrderedDict, batch_id: str, answer: dict) -> None:
+        batch_ids[batch_id] = answer
+        batch_ids.move_to_end(batch_id)
+        while len(batch_ids) > self.batch_id_retention:
+            batch_ids.popitem(last=False)
+
+    def write_snapshot(self, snap: Snapshot) -> None:
+        """Start a new segment, write `snap` durably, then drop what it covers.
+
+        `snap` must describe the state after every record appended so far.
+        """
+        self._open_segment(self.seq + 1)
+        snap.next_seq = self.seq
+        meta = {
+            "version": snap.version,
+            "next_seq": snap.next_seq,
+            "patterns": {str(k): v for k, v in snap.patterns.items()},
+            "totals": {str(k): v for k, v in snap.totals.items()},
+            "batch_ids": snap.batch_ids,
+        }
+        final = self.dir / f"snapshot-{snap.version:012d}.npz"
+        tmp = self.dir / f".snapshot-{snap.version:012d}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez(f, external=np.asarray(snap.external, dtype=np.int64),
+                     edges=np.asarray(snap.edges, dtype=np.int64).reshape(-1, 2),
+                     meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+        _fsync_dir(self.dir)
+        for seq, path in self._segments():
+            if seq < snap.next_seq:
+                path.unlink()
+        for _, path in self._snapshots():
+            if path != final:
+                path.unlink()
+        self.bytes_since_snapshot = 0
+        self.batches_since_snapshot = 0
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

@@ -1,0 +1,102 @@
+"""The worker: one Ray actor per GPU (or N on the CPU) wrapping a `GraphReplica`.
+
+Every call carries the boot id the scheduler last saw from this worker.  A restarted
+actor (Ray re-runs the constructor after a crash, `max_restarts`) has a fresh, empty
+replica and a new boot id, so its first call fails with `StaleWorkerError` and the
+scheduler rebuilds it from snapshot + log before retrying.  Batches carry their
+version: a version already applied is not applied again (`execute` answers from its
+cache, `apply_only` does nothing).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable
+
+import numpy as np
+import ray
+
+from deltamatch.workers.replica import BatchResult, GraphReplica, PatternPlans
+
+
+class StaleWorkerError(RuntimeError):
+    """The worker's state is not the one the caller expects (restarted, or out of step)."""
+
+
+class Worker:
+    """The actor body; also usable in-process (see module docstring)."""
+
+    def __init__(self, backend: str = "auto") -> None:
+        self.backend_kind = backend
+        self.replica = GraphReplica(backend)
+        self.boot_id = uuid.uuid4().hex
+        self.incarnation = 0
+        self._last: BatchResult | None = None
+
+    def ping(self) -> str:
+        """The current boot id (changes whenever the actor restarts)."""
+        return self.boot_id
+
+    def call(self, boot_id: str, method: str, *args):
+        """Run `GraphReplica.method(*args)` if `boot_id` is this worker's; versions applied once."""
+        if boot_id != self.boot_id:
+            raise StaleWorkerError(f"worker {self.boot_id} was asked as {boot_id}: needs a rebuild")
+        if method == "execute":
+            version = args[0]
+            if version <= self.replica.version:
+                if self._last is not None and self._last.version == version:
+                    return self._last
+                raise StaleWorkerError(f"version {version} already applied, no cached result")
+            self._last = self.replica.execute(*args)
+            return self._last
+        if method == "apply_only" and args[0] <= self.replica.version:
+            return None
+        if method in ("snapshot", "info"):
+            return getattr(self, method)()
+        return getattr(self.replica, method)(*args)
+
+    def rebuild(self, external: np.ndarray, edges: np.ndarray, version: int,
+                batches: Iterable[tuple[int, np.ndarray, np.ndarray]],
+                plans: dict[int, PatternPlans]) -> str:
+        """Replace the replica with snapshot + replayed batches + patterns; returns a new boot id.
+
+        `external` lists the snapshot's external vertex ids in internal order, so the
+        rebuilt vertex map (and every internal id) equals the other replicas'.
+        """
+        replica = GraphReplica(self.backend_kind)
+        replica.graph.vertices.intern(np.asarray(external, dtype=np.int64))
+        replica.apply_only(version, replica.normalize(edges, None))
+        for v, insert, delete in batches:
+            replica.apply_only(v, replica.normalize(insert, delete))
+        for pid, p in plans.items():
+            replica.register(pid, p)
+        self.replica = replica
+        self._last = None
+        self.boot_id = uuid.uuid4().hex
+        self.incarnation += 1
+        return self.boot_id
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(external ids in internal order, edges as external pairs, version)."""
+        g = self.replica.graph
+        return g.vertices.external.copy(), g.edges(), self.replica.version
+
+    def info(self) -> dict:
+        """Device, backend, graph stats and counters of this worker."""
+        info = dict(self.replica.backend.device_info())
+        info.update(self.replica.stats())
+        info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if ray.is_initialized() else None,
+                    tasks_run=self.replica.tasks_run, busy_seconds=self.replica.busy_seconds,
+                    patterns=sorted(self.replica.patterns))
+        return info
+
+
+def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,
+                       max_restarts: int = 5) -> list:
+    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed)."""
+    cls = ray.remote(Worker)
+    return [
+        cls.options(num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0).remote(backend)
+        for _ in range(num_workers)
+    ]
