@@ -118,11 +118,11 @@ class Calibrator:
     """Online fit of seconds = Σ_p scale_p · predicted_p + overhead · tasks + fixed, per key.
 
     `observe` takes one task group as every worker ran it (a row per worker); the fit
-    uses the last `window` rows per key, shrunk toward one common scale so that plans
-    seen rarely keep a sane value.
+    uses the last `window` rows per key, shrunk toward one common scale (as strongly as
+    `prior` rows would) so that plans seen rarely keep a sane value.
     """
 
-    def __init__(self, window: int = 256, prior: float = 0.1) -> None:
+    def __init__(self, window: int = 256, prior: float = 1.0) -> None:
         self.window = window
         self.prior = prior
         self._rows: dict[object, deque] = {}
@@ -153,7 +153,8 @@ class Calibrator:
         plans = x.shape[1]
         # Columns: one per plan (scaled to seconds by `common`), per-task overhead, fixed.
         design = np.column_stack([x * common, n, np.ones_like(n)])
-        weight = np.sqrt(self.prior * max(float((design[:, :plans] ** 2).sum(axis=0).mean()), 1e-30))
+        # The prior weighs as much as `prior` average rows.
+        weight = np.sqrt(self.prior * max(float((design[:, :plans] ** 2).mean(axis=0).mean()), 1e-30))
         prior_rows = np.zeros((plans, plans + 2))
         prior_rows[:, :plans] = np.eye(plans) * weight
         coef, _ = nnls(np.vstack([design, prior_rows]), np.concatenate([t, np.full(plans, weight)]))

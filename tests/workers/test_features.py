@@ -1,0 +1,66 @@
+import numpy as np
+import pytest
+
+from deltamatch.workers.features import pair_features
+from deltamatch.workers.graph import DynamicGraph
+from deltamatch.workers.replica import GraphReplica
+
+
+def _adjacency(edges):
+    adj: dict[int, set[int]] = {}
+    for u, v in edges:
+        adj.setdefault(int(u), set()).add(int(v))
+        adj.setdefault(int(v), set()).add(int(u))
+    return adj
+
+
+def _random_batch(seed):
+    rng = np.random.default_rng(seed)
+    pairs = rng.integers(0, 30, size=(260, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    base, ins = pairs[:200], pairs[200:]
+    dele = base[rng.choice(base.shape[0], 25, replace=False)]
+    return base, ins, dele
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_features_match_brute_force_on_both_sides(seed):
+    base, ins, dele = _random_batch(seed)
+    g = DynamicGraph()
+    g.apply(g.normalize(base, None))
+    batch = g.normalize(ins, dele)
+    feats = pair_features(g, batch, g.num_vertices)
+    ext = g.vertices.external
+    old_edges = {tuple(sorted(e)) for e in g.edges().tolist()}
+    changed = {tuple(sorted((int(ext[a]), int(ext[b])))) for a, b in batch.changed}
+    new_edges = old_edges ^ changed
+    for side, edges in (("old", old_edges), ("new", new_edges)):
+        adj = _adjacency(edges)
+        f = feats.side(side)
+        for r, (a, b) in enumerate(batch.changed):
+            x, y = int(ext[a]), int(ext[b])
+            assert f.deg0[r] == len(adj.get(x, ()))
+            assert f.deg1[r] == len(adj.get(y, ()))
+            assert f.common[r] == len(adj.get(x, set()) & adj.get(y, set()))
+        assert f.num_vertices == len(adj)
+        assert f.avg_degree == pytest.approx(2 * len(edges) / len(adj))
+
+
+def test_side_rejects_unknown_name():
+    g = DynamicGraph()
+    feats = pair_features(g, g.normalize([[1, 2]], None), 0)
+    with pytest.raises(ValueError, match="side"):
+        feats.side("middle")
+
+
+def test_replica_keeps_vertex_count_across_batches():
+    base, ins, dele = _random_batch(3)
+    r = GraphReplica("cpu")
+    r.apply_only(1, r.normalize(base, None))
+    for version, (i, d) in enumerate([(ins[:30], dele[:10]), (ins[30:], dele[10:])], start=2):
+        batch = r.normalize(i, d)
+        feats = r.task_features(batch)
+        assert feats.old.num_vertices == r.graph.num_vertices
+        r.execute(version, batch, {}, 0)
+        assert feats.new.num_vertices == r.graph.num_vertices
+    assert r.task_features(r.normalize(ins[:5], None), wanted=False) is None
