@@ -19,7 +19,7 @@ import numpy as np
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from deltamatch.scheduler.batch_log import BatchLog, RecoveredState, Record, Snapshot
+from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
@@ -59,7 +59,7 @@ class RayWorkerPool(WorkerPool):
         elif method == "unregister":
             self.plans.pop(args_per_worker[0][0], None)
         refs = [self._submit(w, method, a) for w, a in enumerate(args_per_worker)]
-        results = [self._result(w, ref, method, a) for w, (ref, a) in enumerate(zip(refs, args_per_worker))]
+        results = [self._result(w, refs[w], method, a) for w, a in enumerate(args_per_worker)]
         if method == "execute":
             for w, r in enumerate(results):
                 self.tasks_run[w] += r.tasks_run
@@ -99,7 +99,8 @@ class RayWorkerPool(WorkerPool):
         external, edges, version, batches = self.rebuild_source()
         for attempt in range(MAX_ATTEMPTS):
             try:
-                self.boot[w] = ray.get(self.replicas[w].rebuild.remote(external, edges, version, batches, self.plans))
+                ref = self.replicas[w].rebuild.remote(external, edges, version, batches, self.plans)
+                self.boot[w] = ray.get(ref)
                 self.rebuilds[w] += 1
                 return
             except RayActorError:
@@ -119,6 +120,12 @@ class RayWorkerPool(WorkerPool):
 
     def replicas_empty(self) -> bool:
         return self.broadcast("stats")[0]["edges"] == 0
+
+
+def _pairs(edges) -> np.ndarray:
+    if edges is None:
+        return np.zeros((0, 2), dtype=np.int64)
+    return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
 
 
 def _pattern_spec(reg) -> dict:
@@ -219,7 +226,8 @@ class Scheduler:
             if pattern_id not in self.core.patterns:
                 return False
             self.core.unregister(pattern_id)
-            self._append(Record({"kind": "unregister", "pattern_id": pattern_id, "version": self.core.version}))
+            self._append(Record({"kind": "unregister", "pattern_id": pattern_id,
+                                 "version": self.core.version}))
             return True
 
     def patterns(self) -> list[dict]:
@@ -251,8 +259,7 @@ class Scheduler:
         with self.lock:
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
-            insert = np.asarray(insert if insert is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
-            delete = np.asarray(delete if delete is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
+            insert, delete = _pairs(insert), _pairs(delete)
             self.in_flight_version = self.core.version + 1
             try:
                 outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
@@ -260,8 +267,8 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
-            record = Record({"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer},
-                            insert, delete)
+            header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer}
+            record = Record(header, insert, delete)
             self._append(record)
             if batch_id is not None:
                 self.log.remember(self.batch_ids, batch_id, answer)

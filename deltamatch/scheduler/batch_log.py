@@ -207,7 +207,7 @@ class BatchLog:
         if self._file is not None:
             self._file.close()
         self.seq = seq
-        self._file = open(self.dir / f"log-{seq:08d}.bin", "ab")
+        self._file = open(self.dir / f"log-{seq:08d}.bin", "ab")  # noqa: SIM115 (held open across appends)
         _fsync_dir(self.dir)
 
     def append(self, record: Record) -> None:

@@ -95,8 +95,6 @@ class Worker:
 def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,
                        max_restarts: int = 5) -> list:
     """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed)."""
-    cls = ray.remote(Worker)
-    return [
-        cls.options(num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0).remote(backend)
-        for _ in range(num_workers)
-    ]
+    cls = ray.remote(Worker).options(num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts,
+                                     max_task_retries=0)
+    return [cls.remote(backend) for _ in range(num_workers)]

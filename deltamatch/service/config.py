@@ -1,0 +1,70 @@
+"""Service configuration: environment variables, overridden by `deltamatch serve` flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class ServiceConfig:
+    """Every knob of the service; `from_env` reads `DELTAMATCH_<FIELD>` (upper case)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int | None = None  # None: one per GPU, or 2 CPU workers without a GPU
+    data_dir: str = "deltamatch-data"
+    backend: str = "auto"
+    num_gpus_per_worker: float | None = None  # None: 1 with a GPU, 0 without
+    token: str | None = None
+    max_request_bytes: int = 256 << 20
+    max_batch: int = 1_000_000
+    max_load_edges: int = 200_000_000
+    max_pattern_vertices: int = 8
+    max_patterns: int = 64
+    retention: int = 1024
+    subscriber_buffer: int = 256
+    max_listed: int = 1000
+    keepalive: float = 15.0
+    snapshot_every: int = 1000
+    load_dir: str | None = None
+    ray_num_cpus: int | None = None
+
+    @classmethod
+    def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
+        """Defaults, then `DELTAMATCH_*` variables, then non-None `overrides`."""
+        env = os.environ if env is None else env
+        values = {}
+        for f in fields(cls):
+            raw = env.get(f"DELTAMATCH_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _convert(f.name, raw, f.type)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        cfg = cls(**values)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        if self.backend not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"backend must be auto, cpu or cuda, got {self.backend!r}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if not 2 <= self.max_pattern_vertices <= 8:
+            raise ValueError("max_pattern_vertices must be in 2..8")
+        for name in ("max_request_bytes", "max_batch", "max_load_edges", "max_patterns", "retention",
+                     "subscriber_buffer", "snapshot_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive")
+
+
+def _convert(name: str, raw: str, annotation: str):
+    kind = str(annotation)
+    try:
+        if kind.startswith("int"):
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"DELTAMATCH_{name.upper()}={raw!r} is not a number") from exc
+    return raw
