@@ -24,6 +24,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check deltamatch tests
 
+# On the device machine only (see scripts/device-check.sh): GPU tests, e2e, GPU benchmark.
+device-check:
+	bash scripts/device-check.sh
+
 bench-quick: $(STAMP)
 	$(BIN)/deltamatch bench --quick
 

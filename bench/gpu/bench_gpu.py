@@ -1,0 +1,266 @@
+"""GPU benchmark (issue 4): static counts and incremental batches on RMAT, GPU vs CPU engine.
+
+Per RMAT scale: load the first 90% of the edges (generation order) into the device graph,
+then stream the rest as insert batches of each size.  For each pattern it measures the GPU
+static count, the per-batch GPU time (graph update + matching of the new side), the CPU
+engine (numba, all cores) on the very same tasks and graph (and checks the counts agree),
+a from-scratch GPU recount of the final graph, a full CSR rebuild, and the achieved
+adjacency bytes/s against the measured device-to-device copy bandwidth.
+
+    python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import cupy as cp  # noqa: E402
+
+from deltamatch.bench.rmat import rmat_edges  # noqa: E402
+from deltamatch.kernels import cpu_engine  # noqa: E402
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.kernels.plan_table import BatchView  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+
+COLUMNS = ["scale", "vertices", "edges", "max_degree", "pattern", "phase", "batch_size", "batch",
+           "matches", "gpu_s", "gpu_update_s", "cpu_s", "cpu_matches", "scanned", "probes",
+           "adj_bytes_logical", "adj_bytes_sectors", "note"]
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def tick() -> float:
+    """A host timestamp after the device has finished everything queued."""
+    cp.cuda.Device().synchronize()
+    return time.perf_counter()
+
+
+def copy_bandwidth() -> float:
+    """Device-to-device copy of 4 GiB, bytes read + written per second (median of 5)."""
+    a = cp.ones(1 << 30, dtype=cp.float32)
+    b = cp.empty_like(a)
+    times = []
+    for _ in range(7):
+        t = tick()
+        b[...] = a
+        times.append(tick() - t)
+    del a, b
+    return 2 * 4 * (1 << 30) / float(np.median(times[2:]))
+
+
+def host_batch_view(pairs: np.ndarray, n: int) -> BatchView:
+    """DynamicGraph.batch_view's arrays for the CPU engine, built standalone."""
+    slot = np.full(n, -1, dtype=np.int32)
+    ranks = np.arange(pairs.shape[0], dtype=np.int32)
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
+    rank = np.concatenate([ranks, ranks])
+    order = np.lexsort((dst, src))
+    src, dst, rank = src[order], dst[order], rank[order]
+    touched, starts = np.unique(src, return_index=True)
+    slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
+    return BatchView(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
+
+
+def device_batch_view(pairs: np.ndarray, n: int) -> engine.DeviceBatch:
+    v = host_batch_view(pairs, n)
+    return engine.device_batch(v)
+
+
+def stats_bytes(stats: np.ndarray) -> tuple[int, int]:
+    """Adjacency bytes: logical (4 per entry read) and in 32-byte sectors for the probes."""
+    return int(4 * stats[0] + 4 * stats[1]), int(4 * stats[0] + 32 * stats[1])
+
+
+def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
+    t0 = time.perf_counter()
+    edges = rmat_edges(scale).astype(np.int32)
+    gen_s = time.perf_counter() - t0
+    n = 1 << scale
+    cut = int(0.9 * edges.shape[0])
+    degree_full = np.bincount(edges.ravel(), minlength=n)
+    log(f"RMAT scale {scale}: {n} vertices, {edges.shape[0]} edges, max degree {degree_full.max()} "
+        f"(generated in {gen_s:.1f} s)")
+    g = GpuGraph()
+    t = tick()
+    g.build(edges[:cut], n)
+    load_s = tick() - t
+    log(f"  loaded 90% ({cut} edges) into the device graph in {load_s * 1e3:.1f} ms")
+    base = dict(scale=scale, vertices=n, edges=edges.shape[0], max_degree=int(degree_full.max()))
+    plans = {}
+    for name in patterns:
+        pat = parse_pattern(name)
+        plans[name] = (compile_plans(pat, shared_plans(pat)), compile_plans(pat, [static_plan(pat)]))
+    empty = device_batch_view(np.zeros((0, 2), np.int32), n)
+    # static counts on G_90
+    for name in patterns:
+        static = plans[name][1]
+        tasks = engine.static_tasks(g.view(), g.n, static)
+        st = cp.zeros(3, dtype=cp.uint64)
+        try:
+            t = tick()
+            total = engine.count_total(g.view(), static, tasks, empty, stats=st, budget_s=args.static_budget)
+            t = tick() - t
+            s = st.get()
+            logical, sectors = stats_bytes(s)
+            writer.writerow({**base, "pattern": name, "phase": "static", "matches": total, "gpu_s": t,
+                             "scanned": int(s[0]), "probes": int(s[1]), "adj_bytes_logical": logical,
+                             "adj_bytes_sectors": sectors, "note": f"{tasks.size} tasks"})
+            log(f"  static {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms  "
+                f"adjacency {logical / t / 1e9:8.1f} GB/s logical, {sectors / t / 1e9:8.1f} GB/s sectors")
+            summary.setdefault((scale, name), {})["static_s"] = t
+        except engine.DeadlineExceeded:
+            writer.writerow({**base, "pattern": name, "phase": "static", "note": f"over {args.static_budget} s"})
+            log(f"  static {name:10s} stopped at the {args.static_budget} s budget")
+        del tasks
+    # incremental batches
+    pos = cut
+    cpu_skip: set[tuple[str, int]] = set()
+    for size in sizes:
+        for b in range(batches):
+            if pos + size > edges.shape[0]:
+                break
+            ins = edges[pos: pos + size]
+            pos += size
+            nb_view_host = host_batch_view(ins, n)
+            dview = engine.device_batch(nb_view_host)
+            t = tick()
+            g.apply(np.zeros((0, 2), np.int32), ins)
+            upd_s = tick() - t
+            host_graph = None
+            for name in patterns:
+                bplans = plans[name][0]
+                tasks = batch_tasks(bplans, ins, 0, NEW)
+                st = cp.zeros(3, dtype=cp.uint64)
+                t = tick()
+                counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, stats=st)
+                t = tick() - t
+                s = st.get()
+                logical, sectors = stats_bytes(s)
+                matches = int(counts.sum())
+                cpu_s = cpu_m = None
+                note = ""
+                if args.cpu and (name, size) not in cpu_skip:
+                    if host_graph is None:
+                        off, deg, pool = g.rows_host()
+                        from deltamatch.kernels.plan_table import GraphView
+
+                        host_graph = GraphView(off, deg, pool)
+                    tc = time.perf_counter()
+                    cpu_counts = cpu_engine.count_tasks(host_graph, bplans, tasks, nb_view_host)
+                    cpu_s = time.perf_counter() - tc
+                    cpu_m = int(cpu_counts.sum())
+                    if not np.array_equal(cpu_counts, counts):
+                        note = "MISMATCH"
+                        log(f"  !! {name} batch {size}#{b}: GPU {matches} != CPU {cpu_m}")
+                    if cpu_s > args.cpu_limit:
+                        cpu_skip.add((name, size))
+                writer.writerow({**base, "pattern": name, "phase": "batch", "batch_size": size, "batch": b,
+                                 "matches": matches, "gpu_s": t, "gpu_update_s": upd_s, "cpu_s": cpu_s,
+                                 "cpu_matches": cpu_m, "scanned": int(s[0]), "probes": int(s[1]),
+                                 "adj_bytes_logical": logical, "adj_bytes_sectors": sectors, "note": note})
+                rec = summary.setdefault((scale, name), {}).setdefault(size, [])
+                rec.append((t, upd_s, cpu_s, matches))
+                log(f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
+                    f"update {upd_s * 1e3:7.2f} ms  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
+                    f"  {logical / t / 1e9:7.1f} GB/s {note}")
+    # from-scratch recount of the final graph, and a full CSR rebuild
+    for name in patterns:
+        static = plans[name][1]
+        tasks = engine.static_tasks(g.view(), g.n, static)
+        try:
+            t = tick()
+            total = engine.count_total(g.view(), static, tasks, empty, budget_s=args.static_budget)
+            t = tick() - t
+            writer.writerow({**base, "pattern": name, "phase": "recount", "matches": total, "gpu_s": t})
+            summary.setdefault((scale, name), {})["recount_s"] = t
+            log(f"  recount {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms")
+        except engine.DeadlineExceeded:
+            writer.writerow({**base, "pattern": name, "phase": "recount", "note": f"over {args.static_budget} s"})
+            log(f"  recount {name:10s} stopped at the {args.static_budget} s budget")
+        del tasks
+    current = g.edges()
+    rebuild = GpuGraph()
+    t = tick()
+    rebuild.build(current, n)
+    rb_s = tick() - t
+    writer.writerow({**base, "phase": "csr_rebuild", "gpu_update_s": rb_s, "note": f"{current.shape[0]} edges"})
+    summary[(scale, "csr_rebuild")] = rb_s
+    log(f"  full CSR rebuild of {current.shape[0]} edges on the device: {rb_s * 1e3:.1f} ms")
+    del rebuild, g
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scales", default="20,22")
+    ap.add_argument("--patterns", default="triangle,4-cycle,diamond,4-clique,house")
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--batches", type=int, default=3)
+    ap.add_argument("--static-budget", type=float, default=20.0)
+    ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--cpu-limit", type=float, default=10.0,
+                    help="stop CPU runs of a (pattern, size) after one this slow")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    gpu = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    except OSError:
+        commit = "unknown"
+    meta = {"commit": commit, "device": gpu, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "cpu_threads": int(cpu_engine.numba.get_num_threads()), "sms": dev.attributes["MultiProcessorCount"]}
+    bw = copy_bandwidth()
+    meta["copy_bandwidth_Bps"] = bw
+    log(json.dumps(meta))
+    log(f"device-to-device copy: {bw / 1e12:.2f} TB/s (read + write)")
+    engine.warm_up()
+    summary: dict = {}
+    with open(out / "gpu-bench.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        for scale in [int(s) for s in args.scales.split(",") if s]:
+            run_scale(scale, args.patterns.split(","), [int(s) for s in args.sizes.split(",")], args.batches,
+                      args, writer, summary)
+            f.flush()
+    (out / "gpu-bench-meta.json").write_text(json.dumps(meta, indent=1))
+    log("\nsummary (median per batch): scale pattern size | gpu match ms | update ms | cpu ms | cpu/gpu | "
+        "recount ms | recount/(gpu+update)")
+    for key, rec in summary.items():
+        if not isinstance(rec, dict):
+            continue
+        for size, runs in rec.items():
+            if not isinstance(size, int):
+                continue
+            gm = float(np.median([r[0] for r in runs]))
+            um = float(np.median([r[1] for r in runs]))
+            cpus = [r[2] for r in runs if r[2] is not None]
+            cm = float(np.median(cpus)) if cpus else float("nan")
+            rc = rec.get("recount_s", float("nan"))
+            log(f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | {cm * 1e3:9.2f} | "
+                f"{cm / gm:7.1f} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

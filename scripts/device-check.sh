@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
+# workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
+#   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
+# Knobs: DEVCHECK_STEPS (default "tests e2e bench"), BENCH_ARGS (passed to bench/gpu/bench_gpu.py).
+set -uo pipefail
+OUT=${OUT:-$PWD/device-check-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0
+if [ -x .devbundle/install.sh ] || [ -f .devbundle/install.sh ]; then
+  bash .devbundle/install.sh && export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+PY=${PY:-python3}
+STEPS=${DEVCHECK_STEPS:-tests e2e bench}
+status=0
+{ date -u; git rev-parse HEAD 2>/dev/null; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv; nproc; } \
+  > "$OUT/device.txt" 2>&1
+for step in $STEPS; do
+  case $step in
+    tests)
+      $PY -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py 2>&1 | tee "$OUT/gpu-tests.log" || status=1 ;;
+    e2e)
+      timeout 300 $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
+    bench)
+      # shellcheck disable=SC2086
+      $PY bench/gpu/bench_gpu.py --out "$OUT" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+    *) echo "unknown step $step" >&2; status=1 ;;
+  esac
+done
+exit $status

@@ -1,0 +1,36 @@
+"""Every CUDA source compiles for sm_90 with nvcc, without register spills (no GPU needed)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+KERNEL_DIR = Path(__file__).resolve().parents[2] / "deltamatch" / "kernels"
+SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+def compile_report(source: Path, tmp_path: Path) -> str:
+    result = subprocess.run(
+        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", "-c", str(source),
+         "-o", str(tmp_path / (source.stem + ".o"))],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"
+    return result.stderr
+
+
+def test_there_are_sources() -> None:
+    assert {p.name for p in SOURCES} >= {"match.cu", "graph.cu"}
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_compiles_without_spills(source: Path, tmp_path: Path) -> None:
+    report = compile_report(source, tmp_path)
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", report)]
+    assert spills, f"no resource report for {source.name}:\n{report}"
+    assert max(spills) == 0, f"{source.name} spills registers:\n{report}"

@@ -1,0 +1,207 @@
+"""The CUDA engine and backend give the CPU engine's counts and listings exactly (GPU only)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deltamatch.bench.rmat import rmat_edges
+from deltamatch.kernels import cpu_engine
+from deltamatch.kernels.plan_table import TaskList, empty_batch
+from deltamatch.kernels.reference import reference_matches
+from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
+from deltamatch.workers.cuda_backend import cuda_available
+from deltamatch.workers.graph import DynamicGraph
+from deltamatch.workers.replica import GraphReplica, PatternPlans
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device"),
+]
+
+PATTERNS = sorted(BUILTIN_PATTERNS)
+
+
+def random_edges(rng: np.random.Generator, n: int, m: int, hubs: int = 2) -> np.ndarray:
+    """m random pairs on n vertices, a few hubs joined to a third of the graph; self-loops dropped."""
+    pairs = rng.integers(0, n, size=(m, 2))
+    hub_pairs = np.stack([np.repeat(np.arange(hubs), n // 3), rng.integers(0, n, size=hubs * (n // 3))], 1)
+    pairs = np.concatenate([pairs, hub_pairs])
+    return pairs[pairs[:, 0] != pairs[:, 1]]
+
+
+def loaded_graph(edges: np.ndarray) -> DynamicGraph:
+    g = DynamicGraph()
+    g.apply(g.normalize(edges, None))
+    return g
+
+
+def plans_of(name: str, induced: bool) -> PatternPlans:
+    pattern = parse_pattern(name, induced=induced)
+    return PatternPlans(compile_plans(pattern, shared_plans(pattern)),
+                        compile_plans(pattern, [static_plan(pattern)]))
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", PATTERNS)
+def test_static_counts_and_listings_equal_cpu_engine(name: str, induced: bool) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(len(name) * 7 + induced)
+    g = loaded_graph(random_edges(rng, 48, 260))
+    plans = plans_of(name, induced).static
+    tasks = TaskList.static(g.internal_edges())
+    batch = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), plans, tasks, batch)
+    got = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(cuda_engine.list_tasks(g.view(), plans, tasks, batch, got),
+                                  cpu_engine.list_tasks(g.view(), plans, tasks, batch, want))
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "house", "tailed-triangle", "P2"])
+def test_static_listing_equals_reference(name: str, induced: bool) -> None:
+    rng = np.random.default_rng(3)
+    edges = random_edges(rng, 11, 30, hubs=1)
+    replica = GraphReplica("cuda")
+    replica.apply_only(1, replica.normalize(edges, None))
+    replica.register(1, plans_of(name, induced))
+    pattern = parse_pattern(name, induced=induced)
+    want = reference_matches(replica.graph.edges().tolist(), pattern.edges, pattern.k, induced)
+    got = {tuple(int(x) for x in row) for row in replica.static_list(1, 0, 1)}
+    assert got == want
+    assert replica.static_count(1, 0, 1) == len(want)
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", PATTERNS)
+def test_mixed_batches_equal_cpu_replica(name: str, induced: bool) -> None:
+    rng = np.random.default_rng(11 + len(name) + 100 * induced)
+    n = 40
+    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
+    base = random_edges(rng, n, 150)
+    for version, replica in ((1, gpu), (1, cpu)):
+        replica.apply_only(version, replica.normalize(base, None))
+        replica.register(1, plans_of(name, induced))
+    for version in range(2, 6):
+        present = gpu.graph.edges()
+        dele = present[rng.choice(present.shape[0], size=12, replace=False)]
+        ins = rng.integers(0, n + 4, size=(14, 2))
+        ins = np.concatenate([ins[ins[:, 0] != ins[:, 1]], dele[:2]])  # also a pair in both lists
+        results = []
+        for replica in (gpu, cpu):
+            batch = replica.normalize(ins, dele)
+            plans = replica.patterns[1].batch
+            changed = batch.changed
+            tasks = {1: (batch_tasks(plans, changed, batch.deleted.shape[0], OLD),
+                         batch_tasks(plans, changed, batch.deleted.shape[0], NEW))}
+            results.append(replica.execute(version, batch, tasks, list_limit=10**9))
+        g_res, c_res = results
+        for side in ("removed", "added"):
+            a, b = getattr(g_res, side)[1], getattr(c_res, side)[1]
+            assert a.count == b.count
+            np.testing.assert_array_equal(a.rows, b.rows)
+    assert gpu.static_count(1, 0, 1) == cpu.static_count(1, 0, 1)
+
+
+def test_device_rows_equal_host_rows_through_relocations_and_compaction() -> None:
+    from deltamatch.workers.cuda_backend import CudaBackend
+
+    rng = np.random.default_rng(5)
+    backend = CudaBackend()
+    for _ in range(40):
+        g = backend.graph
+        ins = rng.integers(0, 300, size=(400, 2))
+        present = g.edges()
+        k = min(present.shape[0], 250)
+        dele = present[rng.choice(present.shape[0], size=k, replace=False)] if k else None
+        backend.apply(g.normalize(ins[ins[:, 0] != ins[:, 1]], dele))
+    host = backend.graph
+    offsets, degree, pool = backend.device.rows_host()
+    np.testing.assert_array_equal(degree, host.degree)
+    for v in range(host.degree.shape[0]):
+        np.testing.assert_array_equal(pool[offsets[v]: offsets[v] + degree[v]],
+                                      host.pool[host.offsets[v]: host.offsets[v] + host.degree[v]])
+    assert backend.device.relocations > 0 and backend.device.compactions > 0
+    assert backend.device.num_edges == host.num_edges
+
+
+def test_listing_in_many_small_rounds_equals_one_round() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(9)
+    g = loaded_graph(random_edges(rng, 60, 500, hubs=3))
+    plans = plans_of("diamond", False).static
+    tasks = TaskList.static(g.internal_edges())
+    batch = empty_batch(len(g.vertices))
+    counts = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    assert counts.max() > 3
+    whole = cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts)
+    rounds = cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts, buffer_bytes=3 * 4 * plans.k)
+    np.testing.assert_array_equal(rounds, whole)
+
+
+def test_listing_rejects_counts_that_disagree() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(4)
+    g = loaded_graph(random_edges(rng, 30, 120))
+    plans = plans_of("triangle", False).static
+    tasks = TaskList.static(g.internal_edges())
+    batch = empty_batch(len(g.vertices))
+    counts = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    counts[np.argmax(counts)] += 1
+    with pytest.raises(cuda_engine.EngineError):
+        cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts)
+
+
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "4-clique", "house"])
+def test_skewed_rmat_static_and_batches_equal_cpu_engine(name: str) -> None:
+    from deltamatch.kernels import cuda_engine
+    from deltamatch.workers.cuda_backend import CudaBackend
+
+    edges = rmat_edges(11, edge_factor=8, seed=2)
+    rng = np.random.default_rng(1)
+    edges = edges[rng.permutation(edges.shape[0])]
+    cut = int(0.9 * edges.shape[0])
+    backend = CudaBackend()
+    backend.apply(backend.graph.normalize(edges[:cut], None))
+    g = backend.graph
+    pat = plans_of(name, False)
+    static = TaskList.static(g.internal_edges())
+    batch0 = empty_batch(len(g.vertices))
+    assert int(cuda_engine.count_total(backend.device.view(), pat.static,
+                                       cuda_engine.static_tasks(backend.device.view(), backend.device.n,
+                                                                pat.static),
+                                       batch0)) == int(cpu_engine.count_tasks(g.view(), pat.static, static,
+                                                                              batch0).sum())
+    for lo in range(cut, edges.shape[0], 500):
+        nb = g.normalize(edges[lo: lo + 500], edges[lo - cut: lo - cut + 100])
+        plans = pat.batch
+        changed = nb.changed
+        view = g.batch_view(changed)
+        dview = backend.batch_view(changed)
+        try:
+            old = batch_tasks(plans, changed, nb.deleted.shape[0], OLD)
+            want = cpu_engine.count_tasks(g.view(), plans, old, view)
+            np.testing.assert_array_equal(backend.count(plans, old, dview, False), want)
+            backend.apply(nb)
+            new = batch_tasks(plans, changed, nb.deleted.shape[0], NEW)
+            want = cpu_engine.count_tasks(g.view(), plans, new, view)
+            got = backend.count(plans, new, dview, False)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(backend.list(plans, new, dview, got, False),
+                                          cpu_engine.list_tasks(g.view(), plans, new, view, want))
+        finally:
+            backend.release(dview)
+            g.release(view)
+
+
+def test_device_info_names_the_gpu() -> None:
+    from deltamatch.workers.cuda_backend import CudaBackend
+
+    info = CudaBackend().device_info()
+    assert info["backend"] == "cuda" and info["gpu_name"] and info["memory_bytes"] > 0
