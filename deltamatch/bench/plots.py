@@ -1,0 +1,80 @@
+"""Plots drawn from the suite's CSVs (never from in-memory numbers): latency per engine, the size sweep."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ENGINE_ORDER = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "recount", "networkx", "rest")
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _order(engines) -> list[str]:
+    return sorted(engines, key=lambda e: ENGINE_ORDER.index(e) if e in ENGINE_ORDER else len(ENGINE_ORDER))
+
+
+def latency_plot(batches_csv: Path, out: Path) -> Path:
+    """Per-batch latency distribution of every engine, one panel per (graph, pattern, batch size)."""
+    groups: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in _rows(batches_csv):
+        key = (r["graph"], r["pattern"] + (" ind." if r["induced"] == "True" else ""), int(r["batch_size"]))
+        groups[key][r["engine"]].append(float(r["latency_ms"]))
+    keys = sorted(groups)
+    cols = min(3, max(1, len(keys)))
+    nrows = max(1, -(-len(keys) // cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        names = _order(groups[key])
+        ax.boxplot([groups[key][n] for n in names], showfliers=True)
+        ax.set_xticks(range(1, len(names) + 1), names, rotation=30, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("batch latency (ms)")
+        ax.set_title(f"{key[0]} | {key[1]} | batch {key[2]:,}", fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def sweep_plot(summary_csv: Path, out: Path) -> Path:
+    """Updates/s against graph size (edges) per engine, one panel per (pattern, batch size)."""
+    series: dict[tuple, dict[str, list[tuple[int, float]]]] = defaultdict(lambda: defaultdict(list))
+    for r in _rows(summary_csv):
+        if r["status"] not in ("ok", "capped") or not r["updates_per_s"]:
+            continue
+        key = (r["pattern"] + (" ind." if r["induced"] == "True" else ""), int(r["batch_size"]))
+        series[key][r["engine"]].append((int(r["E"]), float(r["updates_per_s"])))
+    keys = sorted(series)
+    cols = min(3, max(1, len(keys)))
+    nrows = max(1, -(-len(keys) // cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.8 * nrows), squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        for name in _order(series[key]):
+            pts = sorted(series[key][name])
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("graph edges E (RMAT)")
+        ax.set_ylabel("updates/s")
+        ax.set_title(f"{key[0]} | batch {key[1]:,}", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -1,0 +1,207 @@
+"""Tables from the committed CSVs: the README's benchmark section and the sweep's crossover points.
+
+`python -m deltamatch.bench.report` prints the section; `--write-readme` replaces the text
+between `<!-- section: bench -->` and the next heading of README.md with it.  No number in
+that section is typed by hand: all come from `bench/results/*.csv`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from deltamatch.bench.graphs import REPO_ROOT
+
+RESULTS_DIR = REPO_ROOT / "bench" / "results"
+MARKER = "<!-- section: bench -->"
+ENGINES = ("gpu", "cpu-all", "cpu-1", "recount", "networkx")
+RATIOS = (("cpu-all", "cpu_1"), ("cpu-all", "recount"), ("cpu-all", "networkx"), ("gpu", "cpu_all"),
+          ("gpu", "recount"))
+
+
+def read_rows(path: Path) -> list[dict]:
+    """A CSV's rows as dicts."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def summary_files(results: Path) -> list[Path]:
+    """The suite's per-run summary CSVs under `results` (not per-batch files, extras or test runs)."""
+    out = []
+    for path in sorted(results.glob("*.csv")):
+        if path.name.startswith("test-") or path.stem.endswith("-batches"):
+            continue
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), [])
+        if {"run_id", "engine", "updates_per_s", "speedup_vs_cpu_1"} <= set(header):
+            out.append(path)
+    return out
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def _rate(row: dict | None) -> str:
+    if row is None:
+        return ""
+    if row["status"] == "skipped":
+        return "skipped"
+    value = _num(row["updates_per_s"])
+    if value is None:
+        return row["status"]
+    mark = f" (capped, {row['batches_run']} batches)" if row["status"] == "capped" else ""
+    return f"{value:,.0f}{mark}"
+
+
+def _cases(rows: list[dict]) -> dict[tuple, dict[str, dict]]:
+    cases: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        key = (r["graph"], r["V"], r["E"], r["max_degree"], r["pattern"], r["induced"], r["batch_size"],
+               r["delete_fraction"])
+        cases[key][r["engine"]] = r
+    return cases
+
+
+def run_table(rows: list[dict]) -> str:
+    """One run as a Markdown table: problem size, updates/s per engine, the headline ratios."""
+    r0 = rows[0]
+    head = (f"Run `{r0['run_id']}` — commit `{r0['commit']}`, {r0['device']}, {r0['date']}, "
+            f"`deltamatch bench {r0['argv']}`; load fraction {r0['load_fraction']}, "
+            f"{r0['workers']} worker(s); 1-min load average during the run "
+            f"{min(float(r['loadavg']) for r in rows):.1f}–{max(float(r['loadavg']) for r in rows):.1f}.")
+    cols = ["graph", "V", "E", "max deg", "batch", "del", "pattern"] + [f"{e} upd/s" for e in ENGINES]
+    cols += [f"{a} ÷ {b.replace('_', '-')}" for a, b in RATIOS] + ["agree"]
+    lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for key, by_engine in _cases(rows).items():
+        graph, v, e, dmax, pattern, induced, batch, dele = key
+        cells = [graph, f"{int(v):,}", f"{int(e):,}", f"{int(dmax):,}", f"{int(batch):,}", dele,
+                 pattern + (" (induced)" if induced == "True" else "")]
+        cells += [_rate(by_engine.get(name)) for name in ENGINES]
+        for a, b in RATIOS:
+            value = _num(by_engine[a][f"speedup_vs_{b}"]) if a in by_engine else None
+            cells.append(f"{value:.3g}×" if value is not None else "")
+        verdicts = {r["agree"] for r in by_engine.values() if r["agree"]}
+        cells.append("no" if "no" in verdicts else "yes" if verdicts else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def crossover_lines(rows: list[dict]) -> list[str]:
+    """Per (pattern, batch size) of a sweep: the first RMAT size where the GPU beats the all-core CPU."""
+    groups: dict[tuple, dict[int, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        if r["scale"]:
+            groups[(r["pattern"], r["induced"], r["batch_size"])][int(r["scale"])][r["engine"]] = r
+    out = []
+    for (pattern, induced, batch), by_scale in sorted(groups.items()):
+        label = f"{pattern}{' (induced)' if induced == 'True' else ''}, batch {int(batch):,}"
+        scales = sorted(by_scale)
+        gpu_rows = [by_scale[s].get("gpu") for s in scales]
+        if not any(g and g["status"] in ("ok", "capped") for g in gpu_rows):
+            why = next((g["note"] for g in gpu_rows if g and g["note"]), "no gpu engine in this run")
+            out.append(f"crossover {label}: not measured ({why})")
+            continue
+        found = None
+        for s in scales:
+            g, c = by_scale[s].get("gpu"), by_scale[s].get("cpu-all")
+            gv = _num(g["updates_per_s"]) if g else None
+            cv = _num(c["updates_per_s"]) if c else None
+            if gv is not None and cv is not None and gv > cv:
+                found = (s, g, gv, cv)
+                break
+        if found is None:
+            top = by_scale[scales[-1]]
+            size = next(iter(top.values()))
+            out.append(f"crossover {label}: the GPU never beat the all-core CPU up to RMAT scale "
+                       f"{scales[-1]} (V={int(size['V']):,}, E={int(size['E']):,}, "
+                       f"max degree {int(size['max_degree']):,})")
+        else:
+            s, g, gv, cv = found
+            out.append(f"crossover {label}: GPU first beats the all-core CPU at RMAT scale {s} "
+                       f"(V={int(g['V']):,}, E={int(g['E']):,}, max degree {int(g['max_degree']):,}): "
+                       f"{gv:,.0f} vs {cv:,.0f} updates/s")
+    return out
+
+
+INTRO = """\
+`deltamatch bench` runs every engine on the identical workload, in one run (SPEC §4): load a
+fraction (default 90%) of a graph's distinct edges in file order (or `--shuffle SEED`), stream the
+rest in batches (`--batch 100,1000`), optionally mixing in deletions of present edges
+(`--delete-fraction`). Engines: `gpu` (GraphReplica("cuda"), skipped without CuPy and a device),
+`cpu-1` / `cpu-all` (the numba engine on one core / all cores), `recount` (apply the batch, count the
+whole graph from scratch; its totals are the reference every other engine must equal, batch by
+batch; a mismatch fails the run), `networkx` (an `nx.Graph` recounted after every batch with
+`nx.triangles`, `nx.enumerate_all_cliques` or VF2, capped by `--nx-max-edges` and `--nx-time-limit`),
+and `rest` (`--rest URL`, through a running service). Per engine: batch latency p50/p99,
+updates/s, matches/s (|added| + |removed| per second), graph-update time, busy seconds per
+worker and max/min imbalance (`--workers N`), and speedups as mean-latency ratios over the
+batches both engines finished. Every ratio is printed and stored next to V, E, max degree and
+batch size.
+
+```sh
+deltamatch bench --quick                                   # CPU engines, small RMAT + ca-GrQc, < 5 min
+python -m deltamatch.bench --graphs rmat:16,email-Enron --patterns triangle,diamond --batch 1000,10000
+python -m deltamatch.bench --sweep --scales 16-23 --patterns triangle --batch 10000   # on the device
+python -m deltamatch.bench --config bench/configs/cpu-medium.json
+python -m deltamatch.bench.report --write-readme           # regenerates this section from the CSVs
+```
+
+Results (`bench/results/<run>.csv`, `<run>-batches.csv`, `<run>-latency.png`, `<run>-sweep.png`)
+carry the commit, device, date and every parameter. The tables below are generated from those
+CSVs by `python -m deltamatch.bench.report`; updates/s is the number of submitted updates over
+the summed batch latency.
+"""
+
+
+def section(results: Path = RESULTS_DIR) -> str:
+    """The README's benchmark section, generated from the summary CSVs under `results`."""
+    parts = [INTRO]
+    for path in summary_files(results):
+        rows = read_rows(path)
+        if not rows:
+            continue
+        parts.append(f"#### `{path.name}`\n\n" + run_table(rows))
+        if rows[0]["mode"] == "sweep":
+            parts.append("\n".join(f"- {line}" for line in crossover_lines(rows)))
+        plots = sorted(p.name for p in results.glob(f"{path.stem}-*.png"))
+        if plots:
+            parts.append("Plots: " + ", ".join(f"[{p}](bench/results/{p})" for p in plots))
+    return "\n\n".join(parts) + "\n"
+
+
+def write_readme(readme: Path, text: str) -> None:
+    """Replace the bench section of `readme` (marker to the next heading) with `text`."""
+    content = readme.read_text()
+    at = content.find(MARKER)
+    if at < 0:
+        raise ValueError(f"{readme}: no {MARKER!r} marker")
+    start = at + len(MARKER)
+    nxt = re.search(r"^## ", content[start:], flags=re.M)
+    end = start + nxt.start() if nxt else len(content)
+    readme.write_text(content[:start] + "\n" + text + "\n" + content[end:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m deltamatch.bench.report", description=__doc__)
+    parser.add_argument("--results", type=Path, default=RESULTS_DIR, help="directory of the suite's CSVs")
+    parser.add_argument("--write-readme", nargs="?", const=REPO_ROOT / "README.md", type=Path, default=None,
+                        metavar="README", help="replace the README's bench section (default README.md)")
+    args = parser.parse_args(argv)
+    text = section(args.results)
+    if args.write_readme:
+        write_readme(args.write_readme, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The quick suite end to end (a smaller --quick): CSV columns, engines agreeing, plots."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from deltamatch.bench.__main__ import main
+from deltamatch.bench.suite import BATCH_COLUMNS, COLUMNS
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("results")
+    rc = main(["--quick", "--graphs", "rmat:8", "citeseer", "--patterns", "triangle", "4-cycle",
+               "--batch", "60", "--max-batches", "4", "--nx-time-limit", "5", "--tag", "test",
+               "--out", str(out), "--no-progress"])
+    summary = next(p for p in out.glob("test-*.csv") if not p.stem.endswith("-batches"))
+    with open(summary, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return rc, out, summary, rows
+
+
+def test_quick_run_succeeds(quick_run):
+    rc, *_ = quick_run
+    assert rc == 0
+
+
+def test_summary_csv_has_every_column(quick_run):
+    _, _, summary, rows = quick_run
+    with open(summary, newline="") as f:
+        assert next(csv.reader(f)) == COLUMNS
+    assert {r["graph"] for r in rows} == {"rmat-8-16-1", "citeseer"}
+    assert all(r["commit"] and r["device"] and r["date"] and r["V"] and r["max_degree"] for r in rows)
+
+
+def test_engines_agree_with_the_recount(quick_run):
+    _, _, _, rows = quick_run
+    for r in rows:
+        if r["engine"] in ("recount", "cpu-1", "cpu-all"):
+            assert (r["status"], r["agree"], r["batches_run"]) == ("ok", "yes", "4"), r
+        assert r["agree"] != "no", r
+    assert {r["status"] for r in rows if r["engine"] == "networkx"} <= {"ok", "capped"}
+
+
+def test_batches_csv_and_latency_plot_written(quick_run):
+    _, out, summary, rows = quick_run
+    batches = summary.with_name(summary.stem + "-batches.csv")
+    with open(batches, newline="") as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == BATCH_COLUMNS
+        per_engine = [b for b in reader if b["engine"] == "cpu-all"]
+    assert len(per_engine) == 4 * 2 * 2  # batches x graphs x patterns
+    assert (out / f"{summary.stem}-latency.png").stat().st_size > 0
