@@ -42,7 +42,7 @@ class DeltaEvent:
                    "added_count": self.added_count, "removed_count": self.removed_count,
                    "total": self.total, "truncated": self.truncated}
             if matches:
-                cap = self.added.shape[0] if max_matches is None else max_matches
+                cap = max(self.added.shape[0], self.removed.shape[0]) if max_matches is None else max_matches
                 out["added"] = self.added[:cap].tolist()
                 out["removed"] = self.removed[:cap].tolist()
                 capped = self.added.shape[0] > cap or self.removed.shape[0] > cap
