@@ -1,0 +1,48 @@
+"""The README section and crossover lines come from the CSVs."""
+
+from __future__ import annotations
+
+import csv
+
+from deltamatch.bench.report import crossover_lines, section, write_readme
+from deltamatch.bench.suite import COLUMNS
+
+
+def _row(**kw) -> dict:
+    base = dict.fromkeys(COLUMNS, "")
+    base.update(run_id="sweep-x", mode="sweep", graph="rmat", V="10", E="100", max_degree="9",
+                pattern="triangle", induced="False", batch_size="1000", delete_fraction="0",
+                load_fraction="0.9", workers="1", status="ok", agree="yes", batches_run="3", commit="abc",
+                device="cpu", date="d", argv="--sweep", loadavg="1.0")
+    base.update(kw)
+    return base
+
+
+def _sweep() -> list[dict]:
+    rows = []
+    for scale, gpu, cpu in ((10, 50.0, 100.0), (11, 150.0, 120.0)):
+        rows.append(_row(scale=str(scale), E=str(scale * 100), engine="gpu", updates_per_s=str(gpu)))
+        rows.append(_row(scale=str(scale), E=str(scale * 100), engine="cpu-all", updates_per_s=str(cpu)))
+    return rows
+
+
+def test_crossover_is_the_first_scale_where_the_gpu_wins():
+    (line,) = crossover_lines(_sweep())
+    assert "scale 11" in line and "E=1,100" in line and "150 vs 120" in line
+
+
+def test_section_tables_come_from_the_csvs(tmp_path):
+    with open(tmp_path / "sweep-x.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(_sweep())
+    text = section(tmp_path)
+    assert "`sweep-x.csv`" in text and "| rmat | 10 | 1,000 |" in text and "crossover" in text
+
+
+def test_write_readme_replaces_only_the_bench_section(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n## Benchmarks\n<!-- section: bench -->\nold\n## Deployment\nkeep\n")
+    write_readme(readme, "new table\n")
+    expected = "# x\n## Benchmarks\n<!-- section: bench -->\nnew table\n\n## Deployment\nkeep\n"
+    assert readme.read_text() == expected
