@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import ray
 from ray.exceptions import RayActorError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
@@ -334,5 +335,10 @@ class Scheduler:
 
 
 def make_scheduler_actor(data_dir: str, **options):
-    """Start the scheduler actor (threaded, so status calls answer during a batch)."""
-    return ray.remote(Scheduler).options(num_cpus=0, max_concurrency=8).remote(data_dir, **options)
+    """Start the scheduler actor on the caller's Ray node (threaded, so status calls answer
+    during a batch)."""
+    # `data_dir` is a path on the service's machine; in a multi-node cluster Ray could
+    # otherwise place a resource-free actor on any node, away from the data volume.
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.remote(Scheduler).options(num_cpus=0, max_concurrency=8,
+                                         scheduling_strategy=here).remote(data_dir, **options)
