@@ -144,6 +144,11 @@ def run_suite(config: BenchConfig) -> SuiteResult:
     unknown = [e for e in config.engines if e not in eng.ENGINES]
     if unknown:
         raise ValueError(f"engines: unknown {unknown[0]!r}; choose from {', '.join(eng.ENGINES)}")
+    from deltamatch.bench.registry import EXTRAS, run_extra
+
+    missing = [x for x in config.extras if x not in EXTRAS]
+    if missing:
+        raise ValueError(f"extra {missing[0]!r}: unknown; choose from {', '.join(sorted(EXTRAS))}")
     gpu_ok, gpu_why = eng.gpu_status() if any(e.startswith("gpu") for e in config.engines) else (False, "")
     meta = run_metadata(with_gpu=gpu_ok)
     run_id = f"{config.tag}-{meta['date'].replace(':', '').replace('-', '')}"
@@ -207,11 +212,12 @@ def run_suite(config: BenchConfig) -> SuiteResult:
 
         print("\n".join(crossover_lines(read_rows(csv_path))))
     for extra in config.extras:
-        from deltamatch.bench.registry import run_extra
-
-        path = run_extra(extra, config, run_id, meta, out_dir)
-        if path is not None:
-            print(f"extra {extra}: {path}")
+        try:
+            path = run_extra(extra, config, run_id, meta, out_dir)
+        except ModuleNotFoundError as exc:
+            print(f"extra {extra}: skipped ({exc})")
+            continue
+        print(f"extra {extra}: " + (f"wrote {path}" if path else "no rows"))
     print(f"wrote {csv_path}\nwrote {batches_path}" + "".join(f"\nwrote {p}" for p in plots))
     if failed:
         print("FAILED: an engine disagreed with the recount or crashed (see 'agree', 'status')",
