@@ -1,19 +1,26 @@
-"""Shared fixtures for the deployment tests: the deploy files, parsed, and the README section."""
+"""Fixtures for the deployment tests: the deploy files, parsed, and the README section."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
-
-ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy"
-ENTRYPOINT = DEPLOY / "entrypoint.sh"
+from deploy_files import DEPLOY, ROOT
 
 
-def readme_deploy_section() -> str:
+@pytest.fixture(scope="session")
+def compose_text() -> str:
+    return (DEPLOY / "docker-compose.yml").read_text()
+
+
+@pytest.fixture(scope="session")
+def compose(compose_text: str) -> dict:
+    return yaml.safe_load(compose_text)
+
+
+@pytest.fixture(scope="session")
+def readme_section() -> str:
     """The README text between `<!-- section: deploy -->` and the next heading."""
     text = (ROOT / "README.md").read_text()
     start = text.index("<!-- section: deploy -->")
@@ -21,36 +28,38 @@ def readme_deploy_section() -> str:
     return text[start:] if end < 0 else text[start:end]
 
 
-def readme_env_table() -> dict[str, str]:
-    """The deployment env-var table: variable name -> the rest of its row."""
+@pytest.fixture(scope="session")
+def env_table(readme_section: str) -> dict[str, list[str]]:
+    """The deployment env-var table: variable -> its other cells."""
     rows = {}
-    for line in readme_deploy_section().splitlines():
+    for line in readme_section.splitlines():
         m = re.match(r"\|\s*`([A-Z][A-Z0-9_]*)`\s*\|(.*)\|\s*$", line)
         if m:
-            rows[m.group(1)] = m.group(2)
+            rows[m.group(1)] = [c.strip() for c in m.group(2).split("|")]
     return rows
 
 
-def readme_shell_commands() -> list[str]:
-    """Every command line in the section's ```sh blocks (continuations joined, comments cut)."""
-    blocks = re.findall(r"```sh\n(.*?)```", readme_deploy_section(), flags=re.S)
+@pytest.fixture(scope="session")
+def readme_commands(readme_section: str) -> list[str]:
+    """Every command line of the section's ```sh blocks (continuations joined, comments cut)."""
     commands = []
-    for block in blocks:
-        joined = re.sub(r"\\\n\s*", " ", block)
-        for line in joined.splitlines():
-            line = line.split(" #", 1)[0].strip()
+    for block in re.findall(r"```sh\n(.*?)```", readme_section, flags=re.S):
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            line = line.split("  #", 1)[0].strip()
             if line and not line.startswith("#"):
                 commands.append(line)
     return commands
 
 
+@pytest.fixture(scope="session")
 def entrypoint_roles() -> set[str]:
-    """The roles the entrypoint's `case "$role"` accepts."""
-    text = ENTRYPOINT.read_text()
-    block = text[text.index('case "$role" in'):]
-    return set(re.findall(r"^    ([a-z]+)\)", block, flags=re.M))
+    """The roles the entrypoint's `case "$role"` accepts by name."""
+    text = (DEPLOY / "entrypoint.sh").read_text()
+    return set(re.findall(r"^    ([a-z]+)\)", text[text.index('case "$role" in'):], flags=re.M))
 
 
 @pytest.fixture(scope="session")
-def compose() -> dict:
-    return yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+def image_services(compose: dict) -> dict[str, dict]:
+    """The compose services that run the deltamatch image."""
+    image = compose["services"]["ray-head"]["image"]
+    return {name: s for name, s in compose["services"].items() if s.get("image") == image}
