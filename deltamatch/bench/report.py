@@ -19,8 +19,8 @@ from deltamatch.bench.graphs import REPO_ROOT
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 MARKER = "<!-- section: bench -->"
 ENGINES = ("gpu", "cpu-all", "cpu-1", "recount", "networkx")
-RATIOS = (("cpu-all", "cpu_1"), ("cpu-all", "recount"), ("cpu-all", "networkx"), ("gpu", "cpu_all"),
-          ("gpu", "recount"))
+RATIOS = (("cpu-all", "cpu_1"), ("cpu-1", "recount"), ("cpu-all", "recount"), ("cpu-all", "networkx"),
+          ("gpu", "cpu_all"), ("gpu", "recount"))
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -56,7 +56,7 @@ def _rate(row: dict | None) -> str:
         return "skipped"
     value = _num(row["updates_per_s"])
     if value is None:
-        return row["status"]
+        return f"{row['status']} (no batch finished)" if row["status"] == "capped" else row["status"]
     mark = f" (capped, {row['batches_run']} batches)" if row["status"] == "capped" else ""
     return f"{value:,.0f}{mark}"
 
@@ -150,14 +150,19 @@ batch size.
 deltamatch bench --quick                                   # CPU engines, small RMAT + ca-GrQc, < 5 min
 python -m deltamatch.bench --graphs rmat:16,email-Enron --patterns triangle,diamond --batch 1000,10000
 python -m deltamatch.bench --sweep --scales 16-23 --patterns triangle --batch 10000   # on the device
-python -m deltamatch.bench --config bench/configs/cpu-medium.json
+python -m deltamatch.bench --config bench/configs/cpu-medium.json    # the larger CPU run below
+python -m deltamatch.bench --config bench/configs/device.json --out $OUT         # GPU machine
+python -m deltamatch.bench --config bench/configs/device-sweep.json --out $OUT   # GPU crossover sweep
 python -m deltamatch.bench.report --write-readme           # regenerates this section from the CSVs
 ```
 
 Results (`bench/results/<run>.csv`, `<run>-batches.csv`, `<run>-latency.png`, `<run>-sweep.png`)
 carry the commit, device, date and every parameter. The tables below are generated from those
 CSVs by `python -m deltamatch.bench.report`; updates/s is the number of submitted updates over
-the summed batch latency.
+the summed batch latency; "capped" marks a baseline stopped by its time or size cap (the ratios
+then cover the batches it finished). Each run's heading gives the machine's load average while it
+ran: on a shared 2-core machine a high load makes the all-core (2-thread) figures mostly a
+measure of contention, so read `cpu-all` there with that in mind.
 """
 
 
@@ -168,7 +173,7 @@ def section(results: Path = RESULTS_DIR) -> str:
         rows = read_rows(path)
         if not rows:
             continue
-        parts.append(f"#### `{path.name}`\n\n" + run_table(rows))
+        parts.append(f"**`{path.name}`**\n\n" + run_table(rows))
         if rows[0]["mode"] == "sweep":
             parts.append("\n".join(f"- {line}" for line in crossover_lines(rows)))
         plots = sorted(p.name for p in results.glob(f"{path.stem}-*.png"))

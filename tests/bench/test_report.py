@@ -37,7 +37,7 @@ def test_section_tables_come_from_the_csvs(tmp_path):
         w.writeheader()
         w.writerows(_sweep())
     text = section(tmp_path)
-    assert "`sweep-x.csv`" in text and "| rmat | 10 | 1,000 |" in text and "crossover" in text
+    assert "**`sweep-x.csv`**" in text and "| rmat | 10 | 1,000 |" in text and "crossover" in text
 
 
 def test_write_readme_replaces_only_the_bench_section(tmp_path):
