@@ -32,10 +32,10 @@ PARAM_COLUMNS = [
     "max_batches", "workers", "policy", "list_limit", "time_limit_s", "pattern", "induced",
 ]
 RESULT_COLUMNS = [
-    "engine", "backend", "threads", "status", "note", "agree", "disagreement", "batches_run", "load_s",
-    "initial_total", "final_total", "latency_p50_ms", "latency_p99_ms", "latency_mean_ms", "total_s",
-    "updates", "updates_per_s", "matches", "matches_per_s", "graph_update_mean_ms", "graph_update_share",
-    "busy_s", "imbalance", *[column(b) for b in BASELINES],
+    "engine", "backend", "threads", "replicas", "status", "note", "agree", "disagreement", "batches_run",
+    "load_s", "initial_total", "final_total", "latency_p50_ms", "latency_p99_ms", "latency_mean_ms",
+    "total_s", "updates", "updates_per_s", "matches", "matches_per_s", "graph_update_mean_ms",
+    "graph_update_share", "busy_s", "imbalance", *[column(b) for b in BASELINES],
 ]
 META_COLUMNS = ["commit", "device", "gpu", "cores", "loadavg", "date", "python", "numpy", "numba", "argv"]
 COLUMNS = PARAM_COLUMNS + RESULT_COLUMNS + META_COLUMNS
@@ -186,7 +186,8 @@ def run_suite(config: BenchConfig) -> SuiteResult:
                     agree, why = agreement(run, runs)
                     failed |= agree == "no" or run.status == "failed"
                     row = {**params, "engine": run.engine, "backend": run.backend, "threads": run.threads,
-                           "status": run.status, "note": run.note, "agree": agree, "disagreement": why,
+                           "replicas": run.workers, "status": run.status, "note": run.note, "agree": agree,
+                           "disagreement": why,
                            **summarize(run, workload, matches), **speedups(run, runs), **meta,
                            "loadavg": round(os.getloadavg()[0], 2)}
                     case_rows.append(row)

@@ -14,7 +14,7 @@ from deltamatch.bench.suite import BATCH_COLUMNS, COLUMNS
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("results")
     rc = main(["--quick", "--graphs", "rmat:8", "citeseer", "--patterns", "triangle", "4-cycle",
-               "--batch", "60", "--max-batches", "4", "--nx-time-limit", "5", "--tag", "test",
+               "--batch", "60", "--max-batches", "4", "--nx-time-limit", "3", "--tag", "test",
                "--out", str(out), "--no-progress"])
     summary = next(p for p in out.glob("test-*.csv") if not p.stem.endswith("-batches"))
     with open(summary, newline="") as f:
