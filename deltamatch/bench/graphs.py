@@ -83,6 +83,15 @@ def parse_rmat(spec: str) -> tuple[int, int, int]:
     return scale, ef, seed
 
 
+def check_graph_spec(spec: str, data_dir: str | Path | None = None) -> None:
+    """Raise GraphSpecError now for an argument `load_graph` would reject, without loading it."""
+    if spec.startswith("rmat:"):
+        parse_rmat(spec)
+    elif not Path(spec).is_file() and real_graph_path(spec, data_dir) is None:
+        where = ", ".join(str(d) for d in ([Path(data_dir)] if data_dir else data_dirs()))
+        raise GraphSpecError(f"graph {spec!r}: not an RMAT spec, a file, or a real graph in {where}")
+
+
 def load_graph(spec: str, data_dir: str | Path | None = None) -> BenchGraph:
     """Resolve one graph argument: an RMAT spec, a real graph's name, or an edge file's path."""
     if spec.startswith("rmat:"):
@@ -91,14 +100,10 @@ def load_graph(spec: str, data_dir: str | Path | None = None) -> BenchGraph:
 
         edges = simple_edges(rmat_edges(scale, edge_factor=ef, seed=seed))
         return BenchGraph(f"rmat-{scale}-{ef}-{seed}", "rmat", edges, scale, ef, seed)
-    path = Path(spec)
-    kind = "file"
+    check_graph_spec(spec, data_dir)
+    path, kind = Path(spec), "file"
     if not path.is_file():
-        found = real_graph_path(spec, data_dir)
-        if found is None:
-            where = ", ".join(str(d) for d in ([Path(data_dir)] if data_dir else data_dirs()))
-            raise GraphSpecError(f"graph {spec!r}: not an RMAT spec, a file, or a real graph in {where}")
-        path, kind = found, "real"
+        path, kind = real_graph_path(spec, data_dir), "real"
     from deltamatch.io.readers import read_edges
 
     name = path.name

@@ -18,7 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from deltamatch.bench import engines as eng
-from deltamatch.bench.graphs import REPO_ROOT, BenchGraph, load_graph
+from deltamatch.bench.graphs import REPO_ROOT, BenchGraph, check_graph_spec, load_graph
 from deltamatch.bench.meta import run_metadata
 from deltamatch.bench.metrics import BASELINES, agreement, column, delta_matches, speedups, summarize
 from deltamatch.bench.workload import Workload, make_workload
@@ -149,6 +149,8 @@ def run_suite(config: BenchConfig) -> SuiteResult:
     missing = [x for x in config.extras if x not in EXTRAS]
     if missing:
         raise ValueError(f"extra {missing[0]!r}: unknown; choose from {', '.join(sorted(EXTRAS))}")
+    for spec in config.graphs:
+        check_graph_spec(spec, config.data_dir)
     gpu_ok, gpu_why = eng.gpu_status() if any(e.startswith("gpu") for e in config.engines) else (False, "")
     meta = run_metadata(with_gpu=gpu_ok)
     run_id = f"{config.tag}-{meta['date'].replace(':', '').replace('-', '')}"

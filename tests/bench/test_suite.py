@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 
 import pytest
 
@@ -53,3 +55,17 @@ def test_batches_csv_and_latency_plot_written(quick_run):
         per_engine = [b for b in reader if b["engine"] == "cpu-all"]
     assert len(per_engine) == 4 * 2 * 2  # batches x graphs x patterns
     assert (out / f"{summary.stem}-latency.png").stat().st_size > 0
+
+
+def test_gpu_engine_runs_or_is_skipped_with_a_reason(quick_run):
+    _, _, _, rows = quick_run
+    gpu = [r for r in rows if r["engine"] == "gpu"]
+    assert gpu and all(r["status"] == "ok" or (r["status"] == "skipped" and r["note"]) for r in gpu)
+
+
+def test_the_suite_imports_nothing_of_the_service():
+    code = ("import sys, deltamatch.bench.__main__, deltamatch.bench.suite, deltamatch.bench.rest_engine; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ray', 'fastapi', 'uvicorn', 'cupy')"
+            " or m.startswith('deltamatch.service')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
