@@ -20,7 +20,7 @@ status=0
 for step in $STEPS; do
   case $step in
     tests)
-      $PY -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py 2>&1 | tee "$OUT/gpu-tests.log" || status=1 ;;
+      $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/kernels/test_cuda_engine.py 2>&1 | tee "$OUT/gpu-tests.log" || status=1 ;;
     e2e)
       timeout 300 $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
     bench)

@@ -65,6 +65,36 @@ def copy_bandwidth() -> float:
     return 2 * 4 * (1 << 30) / float(np.median(times[2:]))
 
 
+def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
+    """deltamatch.bench.rmat.rmat_edges, same draws and output, with the bit work and the
+    de-duplication on the device (the float32 draws stay numpy's, so the graph is identical)."""
+    m = edge_factor << scale
+    rng = np.random.default_rng(seed=seed)
+    t_a = np.float32(0.57)
+    t_ab = np.float32(0.57) + np.float32(0.19)
+    t_abc = t_ab + np.float32(0.19)
+    src = cp.zeros(m, dtype=cp.int64)
+    dst = cp.zeros(m, dtype=cp.int64)
+    for i in range(scale):
+        r = cp.asarray(rng.random(m, dtype=np.float32))
+        bit = 1 << (scale - 1 - i)
+        high = r >= t_ab
+        src |= high.astype(cp.int64) * bit
+        dst |= (((r >= t_a) & ~high) | (r >= t_abc)).astype(cp.int64) * bit
+        del r, high
+    keep = src != dst
+    lo = cp.minimum(src[keep], dst[keep])
+    hi = cp.maximum(src[keep], dst[keep])
+    del src, dst, keep
+    key = (lo << 32) | hi
+    order = cp.argsort(key, kind="stable")
+    sk = key[order]
+    head = cp.ones(sk.shape[0], dtype=cp.bool_)
+    head[1:] = sk[1:] != sk[:-1]
+    first = cp.sort(order[head])
+    return cp.stack([lo[first], hi[first]], axis=1).astype(cp.int32).get()
+
+
 def host_batch_view(pairs: np.ndarray, n: int) -> BatchView:
     """DynamicGraph.batch_view's arrays for the CPU engine, built standalone."""
     slot = np.full(n, -1, dtype=np.int32)
@@ -91,7 +121,7 @@ def stats_bytes(stats: np.ndarray) -> tuple[int, int]:
 
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
     t0 = time.perf_counter()
-    edges = rmat_edges(scale).astype(np.int32)
+    edges = rmat_gpu(scale)
     gen_s = time.perf_counter() - t0
     n = 1 << scale
     cut = int(0.9 * edges.shape[0])
@@ -235,6 +265,8 @@ def main() -> int:
     log(json.dumps(meta))
     log(f"device-to-device copy: {bw / 1e12:.2f} TB/s (read + write)")
     engine.warm_up()
+    check = rmat_gpu(12)
+    assert np.array_equal(check, rmat_edges(12).astype(np.int32)), "rmat_gpu differs from rmat_edges"
     summary: dict = {}
     with open(out / "gpu-bench.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)

@@ -25,6 +25,7 @@ LIST_BUFFER_BYTES = 1 << 28
 NULL = np.uint64(0)
 
 _modules: dict[tuple[int, str], Any] = {}
+used_options: dict[str, tuple[str, ...]] = {}
 
 
 class EngineError(RuntimeError):
@@ -72,6 +73,7 @@ def module(name: str):
         mod = cp.RawModule(code=source, options=compile_options(dev.compute_capability), backend="nvrtc")
         mod.compile()
         _modules[key] = mod
+        used_options[name] = compile_options(dev.compute_capability)
     return mod
 
 
