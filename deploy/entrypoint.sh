@@ -50,15 +50,16 @@ wait_for_gcs() {
     done
 }
 
-# Run the given pids until the first exits, forwarding TERM/INT; exit with its status.
-supervised=()
+# Run until one of the given pids exits or TERM/INT arrives, then stop them in the given
+# order, each waited for (the service first: it leaves Ray cleanly before its node goes).
 supervise() {
-    local status=0
-    supervised=("$@")
-    trap 'kill -TERM "${supervised[@]}" 2>/dev/null || true' TERM INT
-    wait -n "${supervised[@]}" || status=$?
-    kill -TERM "${supervised[@]}" 2>/dev/null || true
-    wait "${supervised[@]}" 2>/dev/null || true
+    local status=0 pid
+    trap : TERM INT
+    wait -n "$@" || status=$?
+    for pid in "$@"; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     exit "$status"
 }
 
