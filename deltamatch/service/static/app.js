@@ -5,7 +5,7 @@
 const LIST_CAP = 30;          // recent added/removed matches kept per pattern
 const STREAM_MATCH_CAP = 30;  // max_matches asked of the stream (counts stay exact)
 const POINT_CAP = 5000;       // chart points kept per pattern
-const MAX_STREAMS = 4;        // HTTP/1.1 allows 6 connections per host: leave room for REST calls
+const MAX_STREAMS = 3;        // HTTP/1.1 allows 6 connections per host: leave room for REST calls
 const PATTERN_POLL_MS = 2000;
 const CLUSTER_POLL_MS = 1000;
 const RATE_WINDOW_MS = 5000;  // updates/s and batch latency are averaged over this window
@@ -87,8 +87,9 @@ function patternView(info) {
     versions: [info.version],              // every version this page has seen the total of
     resets: [],                            // versions at which the stream said `reset`
     gaps: [],                              // [from, to] version ranges that never arrived
-    added: [], removed: [], truncated: false,
+    added: [], removed: [], truncated: false, polled: null,
     stream: null, streamState: "idle", reopenTimer: null, card: null,
+    opens: 0,                              // EventSources this page opened (its own reconnects)
   };
 }
 
@@ -121,11 +122,8 @@ async function pollPatterns() {
       seen.add(id);
       const p = state.patterns.get(id) || addPattern(info);
       p.info = info;
-      if (!p.stream && info.version > p.lastVersion) {
-        // Not streamed right now: the poll is all we know; the stream fills the gap on reopen.
-        p.total = info.total;
-        p.points.push([info.version, info.total]);
-      }
+      // Shown while the pattern is not streamed; its stream fills the chart in when reopened.
+      p.polled = { version: info.version, total: info.total };
     }
     for (const id of [...state.patterns.keys()]) if (!seen.has(id)) removePattern(id);
     syncStreams();
@@ -144,7 +142,7 @@ function streamedIds() {
 }
 
 function syncStreams() {
-  const want = streamedIds();
+  const want = document.hidden ? new Set() : streamedIds();
   for (const p of state.patterns.values()) {
     if (want.has(p.id) && !p.stream && !p.reopenTimer) openStream(p);
     if (!want.has(p.id) && (p.stream || p.reopenTimer)) closeStream(p);
@@ -159,6 +157,7 @@ function openStream(p) {
     since: String(p.lastVersion) });
   const es = new EventSource(`/v1/patterns/${encodeURIComponent(p.id)}/deltas?${q}`);
   p.stream = es;
+  p.opens += 1;
   p.streamState = "connecting";
   es.onopen = () => { p.streamState = "live"; render(); };
   es.addEventListener("delta", (ev) => { onDelta(p, JSON.parse(ev.data)); });
@@ -172,7 +171,7 @@ function openStream(p) {
       p.streamState = "reconnecting";
       p.reopenTimer = setTimeout(() => {
         p.reopenTimer = null;
-        if (state.patterns.get(p.id) === p && streamedIds().has(p.id)) openStream(p);
+        if (state.patterns.get(p.id) === p && !document.hidden && streamedIds().has(p.id)) openStream(p);
       }, REOPEN_MS);
     } else {
       p.streamState = "reconnecting";
@@ -204,6 +203,7 @@ function onDelta(p, d) {
   p.truncated = Boolean(d.truncated);
   p.lastAddedCount = d.added_count;
   p.lastRemovedCount = d.removed_count;
+  p.lastDeltaVersion = v;
   render();
 }
 
@@ -319,8 +319,10 @@ function renderNow() {
     card.querySelector(".pname").textContent = p.info.name || `pattern ${p.id}`;
     card.querySelector(".pmeta").textContent =
       `#${p.id} · k=${p.info.k} · ${p.info.induced ? "induced" : "edge-induced"} · ${p.streamState}`;
-    card.querySelector(".total").textContent = fmt(p.total);
-    card.querySelector(".pver").textContent = `v${p.lastVersion}`;
+    const [version, total] = p.polled && p.polled.version > p.lastVersion
+      ? [p.polled.version, p.polled.total] : [p.lastVersion, p.total];
+    card.querySelector(".total").textContent = fmt(total);
+    card.querySelector(".pver").textContent = `v${version}`;
     drawChart(card.querySelector(".spark"), p, false);
   }
   renderDetail();
@@ -359,10 +361,11 @@ function renderDetail() {
   drawChart(chart, p, true);
   matchItems($("added-list"), p.added);
   matchItems($("removed-list"), p.removed);
-  const last = p.lastAddedCount === undefined ? "" :
-    `last batch +${fmt(p.lastAddedCount)} / −${fmt(p.lastRemovedCount)}${p.truncated ? " (listing capped)" : ""}`;
-  $("added-count").textContent = last;
-  $("removed-count").textContent = `newest first, ${LIST_CAP} kept`;
+  const known = p.lastAddedCount !== undefined;
+  $("added-count").textContent = known ? `+${fmt(p.lastAddedCount)} in v${p.lastDeltaVersion}` : "";
+  $("removed-count").textContent = known ? `−${fmt(p.lastRemovedCount)} in v${p.lastDeltaVersion}` : "";
+  $("matches-note").textContent = `Most recent matches, newest first (${LIST_CAP} kept per side` +
+    `${p.truncated ? "; the last event's listing was capped, its counts are exact" : ""}).`;
 }
 
 // ---- registering and removing -------------------------------------------------------------
@@ -444,7 +447,7 @@ function saveToken(ev) {
 // ---- cluster ------------------------------------------------------------------------------
 
 function parseMetrics(text) {
-  // Prometheus text format: sum every sample of a metric name over its labels.
+  // Prometheus text format: every sample of a metric name summed over its labels.
   const out = {};
   for (const line of text.split("\n")) {
     if (!line || line[0] === "#") continue;
@@ -456,46 +459,55 @@ function parseMetrics(text) {
   return out;
 }
 
-function pick(metrics, ...names) {
-  for (const n of names) if (metrics[n] !== undefined) return metrics[n];
-  return undefined;
+async function sample(cluster) {
+  // One point of the rate window: /metrics counters plus each worker's cumulative busy time.
+  const point = { t: performance.now(), busy: (cluster.workers || []).map(busyOf) };
+  try {
+    const resp = await fetch("/metrics");
+    if (resp.ok) {
+      const m = parseMetrics(await resp.text());
+      point.updates = m.deltamatch_updates_total;
+      point.batches = m.deltamatch_batch_latency_seconds_count;
+      point.latencySum = m.deltamatch_batch_latency_seconds_sum;
+      point.lastImbalance = m.deltamatch_worker_imbalance;
+    }
+  } catch {
+    // /metrics is optional for the page: the panel shows what /v1/cluster alone gives.
+  }
+  state.samples.push(point);
+  const cutoff = point.t - RATE_WINDOW_MS;
+  while (state.samples.length > 2 && state.samples[1].t <= cutoff) state.samples.shift();
 }
 
-async function sampleMetrics() {
-  const resp = await fetch("/metrics");
-  if (!resp.ok) return;
-  const m = parseMetrics(await resp.text());
-  state.samples.push({
-    t: performance.now(),
-    updates: pick(m, "deltamatch_updates_total", "deltamatch_edge_updates_total"),
-    batches: pick(m, "deltamatch_batch_latency_seconds_count", "deltamatch_batches_total"),
-    latencySum: pick(m, "deltamatch_batch_latency_seconds_sum"),
-  });
-  const cutoff = performance.now() - RATE_WINDOW_MS;
-  while (state.samples.length > 2 && state.samples[1].t < cutoff) state.samples.shift();
+function delta(a, b, key) {
+  return a[key] === undefined || b[key] === undefined ? undefined : b[key] - a[key];
 }
 
 function rates() {
+  // Rates over the window, from the oldest and newest sample in it.
   const s = state.samples;
-  if (s.length < 2) return {};
-  const a = s[0], b = s[s.length - 1];
+  const b = s[s.length - 1] || {};
+  const out = { lastImbalance: b.lastImbalance };
+  if (s.length < 2) return out;
+  const a = s[0];
   const dt = (b.t - a.t) / 1000;
-  const out = {};
-  if (dt > 0 && a.updates !== undefined && b.updates !== undefined) out.ups = (b.updates - a.updates) / dt;
-  if (a.batches !== undefined && b.batches !== undefined) {
-    const n = b.batches - a.batches;
-    if (n > 0 && a.latencySum !== undefined && b.latencySum !== undefined) {
-      out.latencyMs = ((b.latencySum - a.latencySum) / n) * 1000;
-    }
-    out.batchesPerS = dt > 0 ? n / dt : undefined;
+  const updates = delta(a, b, "updates"), batches = delta(a, b, "batches"), lat = delta(a, b, "latencySum");
+  if (dt > 0 && updates !== undefined) out.ups = updates / dt;
+  if (dt > 0 && batches !== undefined) out.batchesPerS = batches / dt;
+  if (batches > 0 && lat !== undefined) out.latencyMs = (lat / batches) * 1000;
+  if (dt > 0 && a.busy.length === b.busy.length) {
+    out.util = b.busy.map((x, i) => (x === undefined || a.busy[i] === undefined ? undefined : (x - a.busy[i]) / dt));
   }
-  if (b.batches && b.latencySum !== undefined) out.meanLatencyMs = (b.latencySum / b.batches) * 1000;
   return out;
 }
 
 function busyOf(w) {
-  const v = w.busy_s ?? w.busy_seconds ?? w.busy_time ?? w.busy;
-  return typeof v === "number" ? v : undefined;
+  return typeof w.busy_seconds === "number" ? w.busy_seconds : undefined;
+}
+
+function bytes(n) {
+  if (typeof n !== "number") return "";
+  return n >= 2 ** 30 ? `${fmt(n / 2 ** 30)} GiB` : `${fmt(n / 2 ** 20)} MiB`;
 }
 
 function renderCluster(c) {
@@ -503,18 +515,15 @@ function renderCluster(c) {
   const workers = c.workers || [];
   const busy = workers.map(busyOf).filter((x) => x !== undefined);
   const r = rates();
-  let imbalance = c.imbalance;
-  if (imbalance === undefined && busy.length > 1 && Math.min(...busy) > 0) {
-    imbalance = Math.max(...busy) / Math.min(...busy);
-  }
+  const cumulative = busy.length > 1 && Math.min(...busy) > 0 ? Math.max(...busy) / Math.min(...busy) : undefined;
   const stats = [
-    ["version", g.version ?? c.version], ["vertices", g.vertices], ["edges", g.edges],
-    ["max degree", g.max_degree], ["workers", workers.length],
+    ["version", g.version], ["vertices", g.vertices], ["edges", g.edges], ["max degree", g.max_degree],
+    ["patterns", c.patterns], ["subscribers", c.subscribers],
     ["updates/s", r.ups === undefined ? undefined : Math.round(r.ups)],
     ["batches/s", r.batchesPerS],
-    ["batch latency", r.latencyMs === undefined ? (r.meanLatencyMs === undefined ? undefined
-      : `${fmt(r.meanLatencyMs)} ms (mean)`) : `${fmt(r.latencyMs)} ms`],
-    ["imbalance max/min", imbalance === undefined ? undefined : `${fmt(imbalance)}×`],
+    ["batch latency", r.latencyMs === undefined ? undefined : `${fmt(r.latencyMs)} ms`],
+    ["imbalance, last batch", r.lastImbalance ? `${fmt(r.lastImbalance)}×` : undefined],
+    ["imbalance, all busy time", cumulative === undefined ? undefined : `${fmt(cumulative)}×`],
   ];
   $("cluster-stats").replaceChildren(...stats.flatMap(([k, v]) => {
     const dt = document.createElement("dt");
@@ -528,10 +537,11 @@ function renderCluster(c) {
   $("workers").querySelector("tbody").replaceChildren(...workers.map((w, i) => {
     const tr = document.createElement("tr");
     const b = busyOf(w);
-    const device = [w.device, w.gpu_name].filter((x) => x !== undefined && x !== null && x !== "").join(" · ");
-    const cells = [w.id ?? w.name ?? i, w.backend, device || "–", fmt(w.tasks ?? w.tasks_run),
-      b === undefined ? "–" : `${fmt(b)} s`];
-    for (const text of cells) {
+    const device = [w.device, w.gpu_name, bytes(w.memory_bytes)].filter((x) => x).join(" · ");
+    const util = r.util && r.util[i];
+    const busyText = b === undefined ? "–"
+      : `${fmt(b)} s${util === undefined ? "" : ` · ${Math.round(100 * util)}% now`}`;
+    for (const text of [w.worker ?? i, w.backend, device || "–", fmt(w.tasks_run), busyText]) {
       const td = document.createElement("td");
       td.textContent = String(text ?? "–");
       tr.append(td);
@@ -550,11 +560,11 @@ function renderCluster(c) {
 async function pollCluster() {
   try {
     const c = await api("GET", "/v1/cluster");
-    await sampleMetrics().catch(() => undefined);
+    await sample(c);
     $("cluster-error").hidden = true;
     renderCluster(c);
   } catch (err) {
-    $("cluster-error").textContent = err.message;
+    $("cluster-error").textContent = `cluster: ${err.message}`;
     $("cluster-error").hidden = false;
   }
 }
@@ -568,6 +578,7 @@ window.deltamatchUI = {
   gaps: (id) => (state.patterns.get(String(id))?.gaps || []).map((g) => [...g]),
   total: (id) => state.patterns.get(String(id))?.total,
   stream: (id) => state.patterns.get(String(id))?.streamState,
+  opens: (id) => state.patterns.get(String(id))?.opens,
 };
 
 function start() {
@@ -575,6 +586,13 @@ function start() {
   $("token-form").addEventListener("submit", saveToken);
   $("token-input").value = state.token;
   $("token-state").textContent = state.token ? "token set for this tab" : "";
+  // Streams hold connections (six per host in HTTP/1.1): a page left for another one, and kept
+  // in the back/forward cache, must not keep holding them.
+  // Hidden tabs let go of theirs too, and catch up from their last version when shown again.
+  const release = () => { for (const p of state.patterns.values()) closeStream(p); render(); };
+  window.addEventListener("pagehide", release);
+  window.addEventListener("pageshow", (ev) => { if (ev.persisted) syncStreams(); });
+  document.addEventListener("visibilitychange", () => (document.hidden ? release() : syncStreams()));
   every(pollPatterns, PATTERN_POLL_MS);
   every(pollCluster, CLUSTER_POLL_MS);
 }
