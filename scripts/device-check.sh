@@ -2,7 +2,9 @@
 # One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
-# Knobs: DEVCHECK_STEPS (default "tests e2e bench"), BENCH_ARGS (passed to bench/gpu/bench_gpu.py).
+# Knobs: DEVCHECK_STEPS (default "tests e2e bench"), BENCH_ARGS (passed to bench/gpu/bench_gpu.py),
+# per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT and BENCH_BUDGET (s; defaults keep the
+# whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy has no git history).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -15,17 +17,19 @@ fi
 PY=${PY:-python3}
 STEPS=${DEVCHECK_STEPS:-tests e2e bench}
 status=0
-{ date -u; git rev-parse HEAD 2>/dev/null; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv; nproc; } \
+{ date -u; echo "commit ${DM_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv; nproc; } \
   > "$OUT/device.txt" 2>&1
 for step in $STEPS; do
   case $step in
     tests)
-      $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/kernels/test_cuda_engine.py 2>&1 | tee "$OUT/gpu-tests.log" || status=1 ;;
+      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/kernels/test_cuda_engine.py 2>&1 \
+        | tee "$OUT/gpu-tests.log" || status=1 ;;
     e2e)
-      timeout 300 $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
+      timeout "${E2E_TIMEOUT:-180}" $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
     bench)
       # shellcheck disable=SC2086
-      $PY bench/gpu/bench_gpu.py --out "$OUT" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+      timeout "${BENCH_TIMEOUT:-330}" $PY bench/gpu/bench_gpu.py --out "$OUT" --time-budget "${BENCH_BUDGET:-270}" \
+        ${BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

@@ -37,9 +37,31 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan 
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
+STARTED = time.perf_counter()
 COLUMNS = ["scale", "vertices", "edges", "max_degree", "pattern", "phase", "batch_size", "batch",
            "matches", "gpu_s", "gpu_update_s", "cpu_s", "cpu_matches", "scanned", "probes",
            "adj_bytes_logical", "adj_bytes_sectors", "note"]
+
+
+class FlushingWriter:
+    """csv.DictWriter that flushes every row, so a run stopped at its limit keeps what it measured."""
+
+    def __init__(self, f) -> None:
+        self.f = f
+        self.w = csv.DictWriter(f, fieldnames=COLUMNS)
+        self.w.writeheader()
+
+    def writerow(self, row: dict) -> None:
+        self.w.writerow(row)
+        self.f.flush()
+
+
+def out_of_time(args) -> bool:
+    """True once the run's --time-budget is spent (phases not started are left out, and logged)."""
+    if args.time_budget and time.perf_counter() - STARTED > args.time_budget:
+        log("  (time budget spent: remaining phases skipped)")
+        return True
+    return False
 
 
 def log(msg: str) -> None:
@@ -95,6 +117,35 @@ def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
     return cp.stack([lo[first], hi[first]], axis=1).astype(cp.int32).get()
 
 
+def warm_up_paths(edges: np.ndarray) -> None:
+    """Run every timed device path once on a small graph: CuPy compiles its own kernels on first
+    use (seconds on a fresh machine), which must not land in the first timed batch."""
+    n = int(edges.max()) + 1
+    cut = int(0.9 * edges.shape[0])
+    g = GpuGraph()
+    g.build(edges[:cut], n)
+    pat = parse_pattern("diamond")
+    bplans, splans = compile_plans(pat, shared_plans(pat)), compile_plans(pat, [static_plan(pat)])
+    empty = device_batch_view(np.zeros((0, 2), np.int32), n)
+    engine.count_total(g.view(), splans, engine.static_tasks(g.view(), g.n, splans), empty,
+                       stats=cp.zeros(3, dtype=cp.uint64), budget_s=60)
+    ins = edges[cut:]
+    view = host_batch_view(ins, n)
+    g.apply(np.zeros((0, 2), np.int32), ins)
+    g.apply(ins[:50], np.zeros((0, 2), np.int32))
+    g.compact()
+    tasks = batch_tasks(bplans, ins, 0, NEW)
+    counts = engine.count_tasks(g.view(), bplans, tasks, engine.device_batch(view), False,
+                                stats=cp.zeros(3, dtype=cp.uint64), budget_s=60)
+    off, deg, pool = g.rows_host()
+    from deltamatch.kernels.plan_table import GraphView
+
+    cpu_engine.count_tasks(GraphView(off, deg, pool), bplans, tasks, view)
+    GpuGraph().build(g.edges(), n)
+    cp.cuda.Device().synchronize()
+    del counts
+
+
 def host_batch_view(pairs: np.ndarray, n: int) -> BatchView:
     """DynamicGraph.batch_view's arrays for the CPU engine, built standalone."""
     slot = np.full(n, -1, dtype=np.int32)
@@ -141,6 +192,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     empty = device_batch_view(np.zeros((0, 2), np.int32), n)
     # static counts on G_90
     for name in patterns:
+        if out_of_time(args):
+            break
         static = plans[name][1]
         tasks = engine.static_tasks(g.view(), g.n, static)
         st = cp.zeros(3, dtype=cp.uint64)
@@ -163,9 +216,10 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     # incremental batches
     pos = cut
     cpu_skip: set[tuple[str, int]] = set()
+    gpu_stopped: set[str] = set()
     for size in sizes:
         for b in range(batches):
-            if pos + size > edges.shape[0]:
+            if pos + size > edges.shape[0] or out_of_time(args):
                 break
             ins = edges[pos: pos + size]
             pos += size
@@ -179,14 +233,26 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 bplans = plans[name][0]
                 tasks = batch_tasks(bplans, ins, 0, NEW)
                 st = cp.zeros(3, dtype=cp.uint64)
+                if name in gpu_stopped:
+                    continue
                 t = tick()
-                counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, stats=st)
+                try:
+                    counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, stats=st,
+                                                budget_s=args.batch_budget)
+                except engine.DeadlineExceeded:
+                    gpu_stopped.add(name)
+                    writer.writerow({**base, "pattern": name, "phase": "batch", "batch_size": size, "batch": b,
+                                     "note": f"over {args.batch_budget} s"})
+                    log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
+                    continue
                 t = tick() - t
                 s = st.get()
                 logical, sectors = stats_bytes(s)
                 matches = int(counts.sum())
                 cpu_s = cpu_m = None
                 note = ""
+                if t > args.cpu_when_gpu_under:
+                    cpu_skip.add((name, size))
                 if args.cpu and (name, size) not in cpu_skip:
                     if host_graph is None:
                         off, deg, pool = g.rows_host()
@@ -213,6 +279,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     f"  {logical / t / 1e9:7.1f} GB/s {note}")
     # from-scratch recount of the final graph, and a full CSR rebuild
     for name in patterns:
+        if out_of_time(args):
+            break
         static = plans[name][1]
         tasks = engine.static_tasks(g.view(), g.n, static)
         try:
@@ -247,6 +315,11 @@ def main() -> int:
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--cpu-limit", type=float, default=10.0,
                     help="stop CPU runs of a (pattern, size) after one this slow")
+    ap.add_argument("--cpu-when-gpu-under", type=float, default=1.0,
+                    help="run the CPU engine on a batch only when the GPU took less than this (s)")
+    ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
+    ap.add_argument("--time-budget", type=float, default=0.0,
+                    help="seconds after which no new phase starts (0: no limit)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     out = Path(args.out)
@@ -254,10 +327,13 @@ def main() -> int:
     dev = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(dev.id)
     gpu = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    except OSError:
-        commit = "unknown"
+    commit = os.environ.get("DM_COMMIT", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                    cwd=ROOT).stdout.strip()
+        except OSError:
+            commit = "unknown"
     meta = {"commit": commit, "device": gpu, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "cpu_threads": int(cpu_engine.numba.get_num_threads()), "sms": dev.attributes["MultiProcessorCount"]}
     bw = copy_bandwidth()
@@ -267,11 +343,13 @@ def main() -> int:
     engine.warm_up()
     check = rmat_gpu(12)
     assert np.array_equal(check, rmat_edges(12).astype(np.int32)), "rmat_gpu differs from rmat_edges"
+    warm_up_paths(check)
     summary: dict = {}
     with open(out / "gpu-bench.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
+        writer = FlushingWriter(f)
         for scale in [int(s) for s in args.scales.split(",") if s]:
+            if out_of_time(args):
+                break
             run_scale(scale, args.patterns.split(","), [int(s) for s in args.sizes.split(",")], args.batches,
                       args, writer, summary)
             f.flush()
