@@ -304,7 +304,7 @@ __device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int
         const int pos = s.bufpos[l];
         if (pos == s.bufn[l]) {
             if (s.cur[l] < s.end[l]) {
-                if (l == 2 && deadline != 0 && dm_globaltimer() > deadline) {
+                if (deadline != 0 && dm_globaltimer() > deadline) {
                     if (lane == 0) {
                         atomicOr(flags, 2);
                     }
