@@ -29,7 +29,7 @@ for step in $STEPS; do
     bench)
       # shellcheck disable=SC2086
       timeout "${BENCH_TIMEOUT:-330}" $PY bench/gpu/bench_gpu.py --out "$OUT" --time-budget "${BENCH_BUDGET:-270}" \
-        ${BENCH_ARGS:---scales 20,22 --batches 2 --static-budget 5 --batch-budget 5 --cpu-when-gpu-under 0.5 --cpu-limit 5} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+        ${BENCH_ARGS:---scales 20,22 --batches 2 --static-budget 5 --batch-budget 5 --cpu-when-gpu-under 0.5 --cpu-limit 5 --split 256} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

@@ -272,6 +272,20 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                                  "matches": matches, "gpu_s": t, "gpu_update_s": upd_s, "cpu_s": cpu_s,
                                  "cpu_matches": cpu_m, "scanned": int(s[0]), "probes": int(s[1]),
                                  "adj_bytes_logical": logical, "adj_bytes_sectors": sectors, "note": note})
+                if args.split:
+                    t2 = tick()
+                    try:
+                        split_counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, split=args.split,
+                                                          budget_s=args.batch_budget)
+                        t2 = tick() - t2
+                        same = bool(np.array_equal(split_counts, counts))
+                        writer.writerow({**base, "pattern": name, "phase": "batch_split", "batch_size": size,
+                                         "batch": b, "matches": int(split_counts.sum()), "gpu_s": t2,
+                                         "note": f"split {args.split}" + ("" if same else " MISMATCH")})
+                        log(f"  batch {size:>6d}#{b} {name:10s} split {args.split}: gpu {t2 * 1e3:9.2f} ms"
+                            f"{'' if same else '  MISMATCH'}")
+                    except engine.DeadlineExceeded:
+                        log(f"  batch {size:>6d}#{b} {name:10s} split {args.split}: over {args.batch_budget} s")
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
                 rec.append((t, upd_s, cpu_s, matches))
                 log(f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
@@ -317,6 +331,8 @@ def main() -> int:
                     help="stop CPU runs of a (pattern, size) after one this slow")
     ap.add_argument("--cpu-when-gpu-under", type=float, default=1.0,
                     help="run the CPU engine on a batch only when the GPU took less than this (s)")
+    ap.add_argument("--split", type=int, default=0,
+                    help="also time every batch count with tasks split into this many seed candidates")
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument("--time-budget", type=float, default=0.0,
                     help="seconds after which no new phase starts (0: no limit)")

@@ -229,17 +229,64 @@ def _deadline(budget_s: float | None) -> np.uint64:
     return np.uint64(int(now.get()[0]) + int(budget_s * 1e9))
 
 
+class Split(NamedTuple):
+    """Sub-tasks of a split run: sub-task i runs task parent[i] over position 2's anchor-row
+    indices [lo[i], hi[i]); a task's sub-tasks are consecutive and partition its row."""
+
+    parent: Any  # int64[S]
+    lo: Any  # int32[S]
+    hi: Any  # int32[S]
+    ends: Any  # int64[T]: sub-tasks of task t end at ends[t]
+    size: int
+
+
+WHOLE_ROW = 2**31 - 1
+
+
+def split_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, chunk: int) -> Split:
+    """Cut every task whose position-2 anchor row is longer than `chunk` into row ranges of
+    `chunk` entries (issue 7's task splitting, done up front at the seed level)."""
+    cp = cupy()
+    plan = tasks.plan if tasks.plan is not None else cp.zeros(tasks.size, dtype=cp.int32)
+    du = graph.degree[tasks.u].astype(cp.int64)
+    dv = graph.degree[tasks.v].astype(cp.int64)
+    if plans.k <= 2:
+        nsub = cp.ones(tasks.size, dtype=cp.int64)
+    else:
+        c2 = plans.conn.reshape(-1, 8)[:, 2][plan]
+        d = cp.where((c2 & 3) == 3, cp.minimum(du, dv), cp.where((c2 & 1) == 1, du, dv))
+        nsub = cp.maximum(1, (d + chunk - 1) // chunk)
+    ends = cp.cumsum(nsub)
+    total = int(ends[-1]) if tasks.size else 0
+    idx = cp.arange(total, dtype=cp.int64)
+    parent = cp.searchsorted(ends, idx, side="right").astype(cp.int64)
+    j = idx - (ends - nsub)[parent]
+    lo = (j * chunk).astype(cp.int32)
+    hi = cp.where(j == nsub[parent] - 1, WHOLE_ROW, (j + 1) * chunk).astype(cp.int32)
+    return Split(parent, lo, hi, ends, total)
+
+
+def _per_task(split: Split, sub_counts):
+    """Per-task sums of the sub-task counts (exact, int64)."""
+    cp = cupy()
+    csum = cp.zeros(split.size + 1, dtype=cp.int64)
+    cp.cumsum(sub_counts, out=csum[1:])
+    starts = cp.concatenate([cp.zeros(1, dtype=cp.int64), split.ends[:-1]])
+    return csum[split.ends] - csum[starts]
+
+
 def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
               check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
-              out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
-              stats=None, budget_s: float | None = None) -> int:
-    """One launch of match_tasks over tasks [first, last); returns the matches found.
+              split: Split | None = None, out=None, out_offsets=None, expect=None,
+              window: tuple[int, int] = (0, 0), stats=None, budget_s: float | None = None) -> int:
+    """One launch of match_tasks over tasks (or, with `split`, sub-tasks) [first, last); returns
+    the matches found.
 
     Raises DeadlineExceeded when `budget_s` ran out, EngineError when a listing disagrees with
     `expect`.
     """
     cp = cupy()
-    last = tasks.size if last is None else last
+    last = (split.size if split is not None else tasks.size) if last is None else last
     n = last - first
     if n <= 0:
         return 0
@@ -254,6 +301,8 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         (graph.offsets, graph.degree, graph.pool,
          plans.order, plans.conn, plans.lt, plans.gt, np.int32(plans.k), np.int32(plans.induced),
          tasks.u, tasks.v, _ptr(tasks.rank), _ptr(tasks.plan), _ptr(perm),
+         _ptr(split.parent if split else None), _ptr(split.lo if split else None),
+         _ptr(split.hi if split else None),
          np.int64(first), np.int64(last),
          batch.slot, batch.ptr, batch.partner, batch.rank,
          iso, np.int32(iso.shape[0] if plans.induced else 0), np.int32(bool(check_other)),
@@ -268,27 +317,40 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     return int(got[0])
 
 
+def _order(graph: DeviceGraph, tasks: DeviceTasks, split: Split | None, balance: bool):
+    if not balance or tasks.size < 2:
+        return None
+    if split is None:
+        return heavy_first(graph, tasks)
+    cp = cupy()
+    cost = cp.minimum(graph.degree[tasks.u], graph.degree[tasks.v]).astype(cp.int64)[split.parent]
+    return cp.argsort(-cost).astype(cp.int64)
+
+
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: bool = True,
-                stats=None, budget_s: float | None = None) -> np.ndarray:
-    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`."""
+                split: int | None = None, stats=None, budget_s: float | None = None) -> np.ndarray:
+    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`.
+
+    `split`: cut tasks into sub-tasks of at most that many position-2 candidates (same counts).
+    """
     cp = cupy()
-    g, t = device_graph(graph), device_tasks(tasks)
-    counts = cp.zeros(t.size, dtype=cp.int64)
-    perm = heavy_first(g, t) if balance and t.size > 1 else None
-    run_match(g, _plans(plans), t, device_batch(batch), check_other, counts=counts, perm=perm,
-              stats=stats, budget_s=budget_s)
-    return counts.get()
+    g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
+    sub = split_tasks(g, p, t, split) if split else None
+    counts = cp.zeros(sub.size if sub else t.size, dtype=cp.int64)
+    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, sub, balance),
+              split=sub, stats=stats, budget_s=budget_s)
+    return (_per_task(sub, counts) if sub else counts).get()
 
 
 def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: bool = True,
-                stats=None, budget_s: float | None = None) -> int:
+                split: int | None = None, stats=None, budget_s: float | None = None) -> int:
     """The sum of `count_tasks` without per-task counts (static counting)."""
-    g, t = device_graph(graph), device_tasks(tasks)
-    perm = heavy_first(g, t) if balance and t.size > 1 else None
-    return run_match(g, _plans(plans), t, device_batch(batch), check_other, perm=perm, stats=stats,
-                     budget_s=budget_s)
+    g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
+    sub = split_tasks(g, p, t, split) if split else None
+    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, sub, balance), split=sub,
+                     stats=stats, budget_s=budget_s)
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,

@@ -13,6 +13,7 @@
 #include "dm_common.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
+#define DM_WHOLE_ROW 0x7fffffff
 
 namespace {
 
@@ -152,8 +153,9 @@ __device__ bool candidate_ok(const Ctx& c, const WarpShared& s, int p, int l, in
     return true;
 }
 
-// Anchor and bounds of position l (every lane computes the same); lane 0 stores them.
-__device__ void init_level(const Ctx& c, WarpShared& s, int p, int l, int lane) {
+// Anchor and bounds of position l (every lane computes the same); lane 0 stores them.  Only the
+// anchor-row indices in [lo, hi) are walked (a split task's share; 0, INT_MAX when whole).
+__device__ void init_level(const Ctx& c, WarpShared& s, int p, int l, int lane, int lo, int hi) {
     dm_i64 lower = -1;
     dm_i64 upper = DM_NO_UPPER;
     int anchor = -1;
@@ -173,13 +175,13 @@ __device__ void init_level(const Ctx& c, WarpShared& s, int p, int l, int lane) 
     }
     const dm_i64 start = s.moff[anchor];
     const int d = s.mdeg[anchor];
-    const int first = dm_lower_bound(c.pool + start, d, lower + 1);
+    const int first = max(dm_lower_bound(c.pool + start, d, lower + 1), lo);
     __syncwarp();
     if (lane == 0) {
         s.start[l] = start;
         s.upper[l] = upper;
         s.cur[l] = first;
-        s.end[l] = d;
+        s.end[l] = min(d, hi);
         s.anchor[l] = anchor;
         s.bufn[l] = 0;
         s.bufpos[l] = 0;
@@ -226,8 +228,8 @@ __device__ void fill_level(const Ctx& c, WarpShared& s, int p, int l, int r, int
 // Row number `base + i` of the task's i-th completion lands at out[(row - win_lo) * k + ...]
 // when it falls in [win_lo, win_hi).
 __device__ dm_u64 last_level(const Ctx& c, WarpShared& s, int p, int l, int r, int lane, int* out,
-                             dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, LaneStats& st) {
-    init_level(c, s, p, l, lane);
+                             dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, int lo, int hi, LaneStats& st) {
+    init_level(c, s, p, l, lane, lo, hi);
     const dm_i64 start = s.start[l];
     const dm_i64 upper = s.upper[l];
     const int anchor = s.anchor[l];
@@ -265,9 +267,10 @@ __device__ dm_u64 last_level(const Ctx& c, WarpShared& s, int p, int l, int r, i
     return found;
 }
 
-// All matches of one task; returns the count (same on every lane).
-__device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int p, int lane, int* out,
-                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, dm_u64 deadline, int* flags,
+// All matches of one task (position 2 restricted to anchor indices [lo2, hi2)); returns the
+// count (same on every lane).
+__device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int p, int lo2, int hi2, int lane,
+                           int* out, dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, dm_u64 deadline, int* flags,
                            LaneStats& st) {
     const int lt1 = c.lt[p * DM_MAX_K + 1];
     const int gt1 = c.gt[p * DM_MAX_K + 1];
@@ -295,10 +298,10 @@ __device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int
         return 1;
     }
     if (c.k == 3) {
-        return last_level(c, s, p, 2, r, lane, out, base, win_lo, win_hi, st);
+        return last_level(c, s, p, 2, r, lane, out, base, win_lo, win_hi, lo2, hi2, st);
     }
     dm_u64 total = 0;
-    init_level(c, s, p, 2, lane);
+    init_level(c, s, p, 2, lane, lo2, hi2);
     int l = 2;
     while (true) {
         const int pos = s.bufpos[l];
@@ -329,10 +332,11 @@ __device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int
         }
         __syncwarp();
         if (l + 1 == c.k - 1) {
-            total += last_level(c, s, p, l + 1, r, lane, out, base + (dm_i64)total, win_lo, win_hi, st);
+            total += last_level(c, s, p, l + 1, r, lane, out, base + (dm_i64)total, win_lo, win_hi, 0,
+                                DM_WHOLE_ROW, st);
         } else {
             ++l;
-            init_level(c, s, p, l, lane);
+            init_level(c, s, p, l, lane, 0, DM_WHOLE_ROW);
         }
     }
     return total;
@@ -340,7 +344,9 @@ __device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int
 
 }  // namespace
 
-// Runs tasks [first, n_tasks) (task i is perm[i] when perm is given).  Count mode: counts[t]
+// Runs tasks [first, n_tasks) (task i is perm[i] when perm is given).  With sub_parent, t indexes
+// sub-tasks: sub-task t runs task sub_parent[t] over position 2's anchor indices
+// [sub_lo[t], sub_hi[t]) (a split task; its sub-tasks partition the row).  Count mode: counts[t]
 // (optional) and *total get the matches.  List mode (out != nullptr): task t's rows are numbered
 // from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count differs from
 // expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none) sets bit 1.
@@ -349,6 +355,7 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32)
 match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
             const int* order, const int* conn, const int* lt, const int* gt, int k, int induced,
             const int* tu, const int* tv, const int* tr, const int* tp, const dm_i64* perm,
+            const dm_i64* sub_parent, const int* sub_lo, const int* sub_hi,
             dm_i64 first, dm_i64 n_tasks,
             const int* b_slot, const dm_i64* b_ptr, const int* b_partner, const int* b_rank,
             const dm_i64* iso_masks, int n_iso, int check_other,
@@ -396,11 +403,14 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
         for (dm_i64 i = lo; i < hi; ++i) {
             const dm_i64 t = perm != nullptr ? perm[i] : i;
-            const int r = tr != nullptr ? tr[t] : -1;
-            const int p = tp != nullptr ? tp[t] : 0;
+            const dm_i64 task = sub_parent != nullptr ? sub_parent[t] : t;
+            const int r = tr != nullptr ? tr[task] : -1;
+            const int p = tp != nullptr ? tp[task] : 0;
+            const int lo2 = sub_parent != nullptr ? sub_lo[t] : 0;
+            const int hi2 = sub_parent != nullptr ? sub_hi[t] : DM_WHOLE_ROW;
             const dm_i64 base = out != nullptr ? out_offsets[t] : 0;
-            const dm_u64 found = run_task(c, s, tu[t], tv[t], r, p, lane, out, base, win_lo, win_hi,
-                                          deadline, flags, st);
+            const dm_u64 found = run_task(c, s, tu[task], tv[task], r, p, lo2, hi2, lane, out, base, win_lo,
+                                          win_hi, deadline, flags, st);
             if (lane == 0) {
                 if (counts != nullptr) {
                     counts[t] = (dm_i64)found;

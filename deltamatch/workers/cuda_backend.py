@@ -10,6 +10,8 @@ imported lazily (inside the worker), never at import time.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from deltamatch.kernels import cuda_engine as engine
@@ -17,6 +19,21 @@ from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 BLOCK_SLOTS = 32  # allocator block: 32 int32 slots = 128 bytes, one memory transaction
+SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # > 0: split counting tasks into that many seed-level candidates
+
+
+def split_setting(env: dict | None = None) -> int | None:
+    """The task-splitting chunk from DELTAMATCH_GPU_SPLIT (unset or 0: off)."""
+    raw = (os.environ if env is None else env).get(SPLIT_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{SPLIT_ENV}: expected a non-negative integer, got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{SPLIT_ENV}: expected a non-negative integer, got {raw!r}")
+    return value or None
 
 
 def cuda_available() -> bool:
@@ -231,9 +248,10 @@ class CudaBackend:
 
     name = "cuda"
 
-    def __init__(self) -> None:
+    def __init__(self, split: int | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
+        self.split = split if split is not None else split_setting()
         engine.warm_up()
         self.device = GpuGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
@@ -295,7 +313,8 @@ class CudaBackend:
               check_other: bool) -> np.ndarray:
         if tasks.size == 0:
             return np.zeros(0, dtype=np.int64)
-        return engine.count_tasks(self.device.view(), plans, tasks, self._batch(batch), check_other)
+        return engine.count_tasks(self.device.view(), plans, tasks, self._batch(batch), check_other,
+                                  split=self.split)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView, counts: np.ndarray,
              check_other: bool) -> np.ndarray:

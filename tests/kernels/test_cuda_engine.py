@@ -226,3 +226,31 @@ def test_device_info_names_the_gpu() -> None:
 
     info = CudaBackend().device_info()
     assert info["backend"] == "cuda" and info["gpu_name"] and info["memory_bytes"] > 0
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "house", "P2", "5-clique"])
+def test_split_tasks_count_the_same(name: str, induced: bool) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(21 + induced)
+    g = loaded_graph(random_edges(rng, 50, 300, hubs=3))
+    pat = plans_of(name, induced)
+    static = TaskList.static(g.internal_edges())
+    batch0 = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
+    got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, split=3)
+    np.testing.assert_array_equal(got, want)
+    assert cuda_engine.count_total(g.view(), pat.static, static, batch0, split=2) == int(want.sum())
+    present = g.edges()
+    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
+    ins = rng.integers(0, 50, size=(20, 2))
+    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
+    view = g.batch_view(nb.changed)
+    try:
+        old = batch_tasks(pat.batch, nb.changed, nb.deleted.shape[0], OLD)
+        want = cpu_engine.count_tasks(g.view(), pat.batch, old, view, induced)
+        got = cuda_engine.count_tasks(g.view(), pat.batch, old, view, induced, split=4)
+        np.testing.assert_array_equal(got, want)
+    finally:
+        g.release(view)
