@@ -34,3 +34,11 @@ def run(args: argparse.Namespace) -> int:
     uvicorn.run(create_app(config), host=config.host, port=config.port, workers=1,
                 log_level=args.log_level, timeout_graceful_shutdown=5)
     return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    _parser = argparse.ArgumentParser(prog="deltamatch serve", description=__doc__)
+    add_arguments(_parser)
+    sys.exit(run(_parser.parse_args()))

@@ -144,8 +144,8 @@ class DeltamatchClient:
                max_matches: int | None = None, retries: int = 10,
                read_timeout: float = 60.0) -> Iterator[dict]:
         """Iterate over the SSE stream: each item is the event's data plus `event`
-        ("delta" or "reset").  Reconnects after a dropped connection with Last-Event-ID;
-        gives up after `retries` consecutive failed attempts."""
+        ("delta" or "reset").  Reconnects after a dropped connection (or a 503 while the
+        service restarts) with Last-Event-ID; gives up after `retries` consecutive failures."""
         params: dict = {"matches": "true" if matches else "false"}
         if max_matches is not None:
             params["max_matches"] = max_matches
@@ -161,6 +161,8 @@ class DeltamatchClient:
             try:
                 with self.http.stream("GET", f"/v1/patterns/{pattern_id}/deltas", params=params,
                                       headers=headers, timeout=timeout) as r:
+                    if r.status_code == 503 and failures < retries:
+                        raise _Unavailable()
                     if r.status_code >= 400:
                         r.read()
                         self._check(r)
@@ -171,11 +173,15 @@ class DeltamatchClient:
                         if data is not None:
                             yield dict(json.loads(data), event=event)
                 return
-            except (httpx.TransportError, httpx.RemoteProtocolError):
+            except (httpx.TransportError, _Unavailable):
                 failures += 1
                 if failures > retries:
                     raise
                 time.sleep(min(2.0, 0.1 * 2**failures))
+
+
+class _Unavailable(Exception):
+    """The service answered 503 (starting up): worth another attempt."""
 
 
 def _parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, str | None, str | None]]:
