@@ -1,0 +1,114 @@
+"""The durable batch log: fsynced records, torn tails cut, snapshots, batch_id index."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltamatch.scheduler.batch_log import BatchLog, Record, Snapshot
+
+
+def _batch(version: int, batch_id: str | None = None, total: int = 0) -> Record:
+    deltas = {"1": {"added": 0, "removed": 0, "total": total}}
+    answer = {"version": version, "batch_id": batch_id, "deltas": deltas}
+    ins = np.array([[version, version + 1]], dtype=np.int64)
+    return Record({"kind": "batch", "version": version, "batch_id": batch_id, "answer": answer}, ins)
+
+
+def _register(pid: int) -> Record:
+    return Record({"kind": "register", "pattern_id": pid, "pattern": {"edges": [[0, 1], [1, 2], [0, 2]],
+                                                                      "induced": False, "name": "triangle"}})
+
+
+def test_recover_replays_every_appended_record(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    log.append(_register(1))
+    for v in (1, 2, 3):
+        log.append(_batch(v, f"b{v}", total=10 * v))
+    log.close()
+    state = BatchLog(tmp_path).recover()
+    assert state.version == 3
+    assert list(state.patterns) == [1] and state.totals == {1: 30}
+    assert [r.insert.tolist() for r in state.batches()] == [[[1, 2]], [[2, 3]], [[3, 4]]]
+    assert state.batch_ids["b2"]["version"] == 2
+
+
+def test_torn_tail_is_cut_and_appending_continues(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    log.append(_batch(1))
+    log.append(_batch(2))
+    log.close()
+    segment = sorted(tmp_path.glob("log-*.bin"))[-1]
+    whole = segment.read_bytes()
+    segment.write_bytes(whole[:-5])  # a crash in the middle of writing batch 2
+    log = BatchLog(tmp_path)
+    state = log.recover()
+    assert state.version == 1
+    log.append(_batch(2, "again"))
+    log.close()
+    state = BatchLog(tmp_path).recover()
+    assert [r.header["version"] for r in state.batches()] == [1, 2]
+    assert "again" in state.batch_ids
+
+
+def test_corrupt_record_stops_replay_at_it(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    for v in (1, 2, 3):
+        log.append(_batch(v))
+    log.close()
+    segment = sorted(tmp_path.glob("log-*.bin"))[-1]
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    assert BatchLog(tmp_path).recover().version < 3
+
+
+def test_snapshot_covers_earlier_records_and_drops_their_segments(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    log.append(_register(1))
+    log.append(_batch(1, "b1", total=5))
+    log.write_snapshot(Snapshot(version=1, external=np.array([7, 3, 9]), edges=np.array([[7, 3], [3, 9]]),
+                                patterns={1: {"edges": [[0, 1], [1, 2], [0, 2]], "induced": False}},
+                                totals={1: 5}, batch_ids={"b1": {"version": 1}}))
+    log.append(_batch(2, "b2", total=6))
+    log.close()
+    state = BatchLog(tmp_path).recover()
+    assert state.snapshot.version == 1 and state.snapshot.external.tolist() == [7, 3, 9]
+    assert state.snapshot.edges.tolist() == [[7, 3], [3, 9]]
+    assert [r.header["version"] for r in state.records] == [2]
+    assert state.version == 2 and state.totals == {1: 6}
+    assert set(state.batch_ids) == {"b1", "b2"}
+    assert len(list(tmp_path.glob("snapshot-*.npz"))) == 1
+
+
+def test_unfinished_snapshot_is_ignored(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    log.append(_batch(1))
+    log.close()
+    (tmp_path / "snapshot-000000000009.npz").write_bytes(b"not a zip")
+    state = BatchLog(tmp_path).recover()
+    assert state.snapshot.version == 0 and state.version == 1
+
+
+def test_batch_id_index_is_bounded(tmp_path):
+    log = BatchLog(tmp_path, batch_id_retention=2)
+    log.recover()
+    for v in (1, 2, 3):
+        log.append(_batch(v, f"b{v}"))
+    log.close()
+    state = BatchLog(tmp_path, batch_id_retention=2).recover()
+    assert list(state.batch_ids) == ["b2", "b3"]
+
+
+def test_unregister_drops_the_pattern(tmp_path):
+    log = BatchLog(tmp_path)
+    log.recover()
+    log.append(_register(1))
+    log.append(_register(2))
+    log.append(Record({"kind": "unregister", "pattern_id": 1}))
+    log.close()
+    assert list(BatchLog(tmp_path).recover().patterns) == [2]
