@@ -43,9 +43,12 @@ collect_ray_node_args() {
 }
 
 wait_for_gcs() {
-    local address="$1" deadline=$((SECONDS + ${RAY_WAIT_SECONDS:-120}))
-    until ray health-check --address "$address" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || die "no Ray GCS answered at $address within ${RAY_WAIT_SECONDS:-120} s"
+    local address="$1" deadline=$((SECONDS + ${RAY_WAIT_SECONDS:-120})) out
+    until out=$(ray health-check --address "$address" 2>&1); do
+        [[ "$out" != *AuthenticationError* ]] || die "the Ray cluster at $address rejected this node's" \
+            "credentials: every node needs the same RAY_AUTH_MODE and, in token mode, the same RAY_AUTH_TOKEN"
+        ((SECONDS < deadline)) || die "no Ray GCS answered at $address within ${RAY_WAIT_SECONDS:-120} s:" \
+            "${out##*$'\n'}"
         sleep 1
     done
 }

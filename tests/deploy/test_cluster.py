@@ -1,10 +1,10 @@
 """A real Ray cluster on this machine, brought up with the image's entrypoint roles.
 
 Node A runs `entrypoint.sh head` (Ray head + `deltamatch serve`), node B runs
-`entrypoint.sh worker` joining it through RAY_ADDRESS, each with its own temp dir,
-logical GPUs and a marker resource; both use token authentication with one shared
-token.  The service's four workers (one logical GPU each) must land two per node and
-give, batch for batch, the deltas of a single-node run and of the brute-force oracle.
+`entrypoint.sh worker` joining it through RAY_ADDRESS, each with its own temp dir, one
+logical GPU and a marker resource; both use token authentication with one shared
+token.  The service's two workers (one GPU each) must land one per node and give,
+batch for batch, the deltas of a single-node run and of the brute-force oracle.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ PATTERN_EDGES = {
     "diamond": [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)],
     "4-cycle": [(0, 1), (1, 2), (2, 3), (3, 0)],
 }
-NUM_WORKERS = 4
+NUM_WORKERS = 2  # one logical GPU each: both on one node, or one per node
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "deploy" / "entrypoint.sh"
 START_TIMEOUT = 120.0
@@ -90,17 +90,22 @@ class Cluster:
     """The nodes of one test cluster and the service URL on node A."""
 
     url: str
+    ray_address: str
     env: dict
     tmp: Path
     nodes: list[Node] = field(default_factory=list)
 
-    def start(self, role: str, **extra: str) -> Node:
-        env = dict(self.env, **extra)
-        log = self.tmp / f"{role}-{len(self.nodes)}.log"
+    def spawn(self, role: str, **extra: str) -> Node:
+        """Run `entrypoint.sh role` with the cluster's settings plus `extra`."""
+        log = self.tmp / f"{role}-{len(list(self.tmp.glob('*.log')))}.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen(["bash", str(ENTRYPOINT), role], env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        node = Node(role, proc, log)
+            proc = subprocess.Popen(["bash", str(ENTRYPOINT), role], env=dict(self.env, **extra),
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        return Node(role, proc, log)
+
+    def start(self, role: str, **extra: str) -> Node:
+        node = self.spawn(role, **extra)
         self.nodes.append(node)
         return node
 
@@ -171,13 +176,13 @@ def _start_cluster(tmp: Path, node_gpus: list[int]) -> Cluster:
     env = _base_env(tmp)
     head_port = _free_port()
     env["RAY_PORT"] = str(head_port)
-    cluster = Cluster(f"http://127.0.0.1:{env['DELTAMATCH_PORT']}", env, tmp)
+    cluster = Cluster(f"http://127.0.0.1:{env['DELTAMATCH_PORT']}", f"127.0.0.1:{head_port}", env, tmp)
     names = [f"node_{chr(ord('a') + i)}" for i in range(len(node_gpus))]
     try:
         cluster.start("head", RAY_CLIENT_SERVER_PORT=str(_free_port()),
                       **_node_settings(tmp, names[0], node_gpus[0]))
         for name, gpus in zip(names[1:], node_gpus[1:], strict=True):
-            cluster.start("worker", RAY_ADDRESS=f"127.0.0.1:{head_port}", **_node_settings(tmp, name, gpus))
+            cluster.start("worker", RAY_ADDRESS=cluster.ray_address, **_node_settings(tmp, name, gpus))
         cluster.wait_ready()
     except BaseException:
         cluster.stop()
@@ -242,7 +247,7 @@ def _run_workload(url: str) -> dict:
 
 @pytest.fixture(scope="module")
 def single_node_run(tmp_root: Path) -> dict:
-    cluster = _start_cluster(tmp_root / "single", [4])
+    cluster = _start_cluster(tmp_root / "single", [NUM_WORKERS])
     try:
         return _run_workload(cluster.url)
     finally:
@@ -251,7 +256,7 @@ def single_node_run(tmp_root: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def two_nodes(tmp_root: Path, single_node_run: dict) -> Iterator[Cluster]:
-    cluster = _start_cluster(tmp_root / "two", [2, 2])
+    cluster = _start_cluster(tmp_root / "two", [1, 1])
     try:
         yield cluster
     finally:
@@ -267,7 +272,7 @@ def test_workers_are_placed_on_both_nodes(two_nodes: Cluster):
     workers = httpx.get(f"{two_nodes.url}/v1/cluster", timeout=30).json()["workers"]
     sessions = {node.proc.pid: node.role for node in two_nodes.nodes}
     placed = sorted(sessions.get(_session_of(w["pid"]), f"pid {w['pid']} on no node") for w in workers)
-    assert placed == ["head", "head", "worker", "worker"]
+    assert placed == ["head", "worker"]
 
 
 def _titles(sid: int) -> list[str]:
@@ -311,3 +316,15 @@ def test_healthcheck_role_passes_against_the_ready_service(two_nodes: Cluster):
     result = subprocess.run(["bash", str(ENTRYPOINT), "healthcheck"], env=env, capture_output=True, text=True,
                             timeout=30)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("auth", [{"RAY_AUTH_TOKEN": "f" * 32}, {"RAY_AUTH_MODE": "disabled"}],
+                         ids=["another-token", "auth-disabled"])
+def test_a_node_without_the_clusters_token_is_refused(two_nodes: Cluster, auth: dict):
+    settings = _node_settings(two_nodes.tmp, f"refused_{secrets.token_hex(3)}", 1)
+    node = two_nodes.spawn("worker", RAY_ADDRESS=two_nodes.ray_address, **auth, **settings)
+    try:
+        assert node.proc.wait(60) == 2
+    finally:
+        node.stop()
+    assert "rejected this node's credentials" in node.log.read_text()
