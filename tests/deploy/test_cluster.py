@@ -166,7 +166,7 @@ def _node_settings(tmp: Path, name: str, gpus: int) -> dict:
 @pytest.fixture(scope="module")
 def tmp_root() -> Iterator[Path]:
     # Short: Ray's unix socket paths under the temp dir must stay below 108 bytes.
-    path = Path(tempfile.mkdtemp(prefix="dm-", dir="/tmp"))
+    path = Path(tempfile.mkdtemp(prefix="dmdeploy-", dir="/tmp"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
