@@ -27,6 +27,9 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan 
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.replica import GraphReplica, PatternPlans  # noqa: E402
 
+# `deltamatch serve`, through its command module alone (robust to other subcommands' imports).
+SERVE = ("import argparse, sys; from deltamatch.commands import serve; p = argparse.ArgumentParser(); "
+         "serve.add_arguments(p); sys.exit(serve.run(p.parse_args()))")
 PATTERNS = [("triangle", False), ("4-cycle", False), ("diamond", False), ("house", False), ("4-cycle", True)]
 
 
@@ -40,12 +43,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batches", type=int, default=8)
+    ap.add_argument("--backend", default="cuda", help="the service's engine (cpu: dry run without a GPU)")
     args = ap.parse_args()
     port = free_port()
     data = tempfile.mkdtemp(prefix="dm-e2e-")
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", CUPY_GPU_MEMORY_LIMIT="40%")
-    cmd = [sys.executable, "-m", "deltamatch.cli", "serve", "--workers", str(args.workers), "--backend", "cuda",
-           "--num-gpus-per-worker", str(1.0 / args.workers), "--port", str(port), "--data-dir", data,
+    share = str(1.0 / args.workers) if args.backend == "cuda" else "0"
+    cmd = [sys.executable, "-c", SERVE, "--workers", str(args.workers), "--backend",
+           args.backend, "--num-gpus-per-worker", share, "--port", str(port), "--data-dir", data,
            "--log-level", "warning"]
     print("starting:", " ".join(cmd), flush=True)
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
@@ -92,7 +97,7 @@ def main() -> int:
             backends = [w.get("backend") for w in cluster.get("workers", [])]
             print("workers:", [(w.get("backend"), w.get("gpu_name"), w.get("device")) for w in
                                cluster.get("workers", [])], flush=True)
-            ok &= len(backends) == args.workers and all(b == "cuda" for b in backends)
+            ok &= len(backends) == args.workers and all(b == args.backend for b in backends)
             for version in range(2, 2 + args.batches):
                 present = local.graph.edges()
                 dele = present[rng.choice(present.shape[0], size=300, replace=False)]
