@@ -198,3 +198,9 @@ def test_prometheus_scrapes_the_service_metrics(compose: dict):
     mounted = {v.split(":")[1] for v in compose["services"]["prometheus"]["volumes"]}
     assert "--config.file=/etc/prometheus/prometheus.yml" in command
     assert "/etc/prometheus/prometheus.yml" in mounted
+
+
+def test_workers_wait_for_the_head_to_start_not_to_be_healthy(compose: dict):
+    # The head turns healthy only once every GPU worker has joined: waiting for that would deadlock.
+    for name in (f"gpu-{i}" for i in sorted(GPU_IDS)):
+        assert compose["services"][name]["depends_on"]["ray-head"]["condition"] == "service_started"
