@@ -1,0 +1,109 @@
+"""Worker actors: boot ids, versions applied once, rebuilds that reproduce internal ids, restarts."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import ray
+
+from deltamatch.scheduler.core import SchedulerCore, WorkerPool
+from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
+from deltamatch.workers.actor import StaleWorkerError, Worker, make_worker_actors
+from deltamatch.workers.replica import GraphReplica
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def ray_up():
+    if not ray.is_initialized():
+        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False)
+
+
+def _plans():
+    core = SchedulerCore(WorkerPool([GraphReplica("cpu")]))
+    return core.register(parse_pattern("triangle")).plans
+
+
+def test_call_with_a_stale_boot_id_is_refused():
+    w = Worker("cpu")
+    with pytest.raises(StaleWorkerError):
+        w.call("someone-else", "stats")
+    assert w.call(w.ping(), "stats")["edges"] == 0
+
+
+def test_execute_of_an_applied_version_answers_from_cache():
+    w = Worker("cpu")
+    boot = w.ping()
+    w.call(boot, "register", 1, _plans())
+    batch = w.call(boot, "normalize", [[1, 2], [2, 3], [1, 3]], None)
+    plans = w.replica.patterns[1].batch
+    tasks = {1: (batch_tasks(plans, batch.changed, 0, OLD), batch_tasks(plans, batch.changed, 0, NEW))}
+    first = w.call(boot, "execute", 1, batch, tasks, 100)
+    again = w.call(boot, "execute", 1, batch, tasks, 100)
+    assert again is first and first.added[1].count == 1
+    assert w.call(boot, "stats")["edges"] == 3 and w.replica.version == 1
+
+
+def test_apply_only_ignores_versions_already_applied():
+    w = Worker("cpu")
+    boot = w.ping()
+    batch = w.call(boot, "normalize", [[1, 2]], None)
+    w.call(boot, "apply_only", 1, batch)
+    w.call(boot, "apply_only", 1, w.call(boot, "normalize", [[5, 6]], None))
+    assert w.call(boot, "stats")["edges"] == 1
+
+
+def test_rebuild_reproduces_vertex_ids_and_edges():
+    a = Worker("cpu")
+    boot = a.ping()
+    batches = [(1, np.array([[9, 4], [4, 7], [7, 9]]), np.zeros((0, 2))),
+               (2, np.array([[100, 4]]), np.array([[9, 4]]))]
+    a.call(boot, "apply_only", 1, a.call(boot, "normalize", batches[0][1], None))
+    external, edges, version = a.snapshot()
+    a.call(boot, "apply_only", 2, a.call(boot, "normalize", batches[1][1], batches[1][2]))
+    b = Worker("cpu")
+    old_boot = b.ping()
+    new_boot = b.rebuild(external, edges, version, batches[1:], {})
+    assert new_boot != old_boot and b.replica.version == 2
+    assert b.replica.graph.vertices.external.tolist() == a.replica.graph.vertices.external.tolist()
+    assert b.replica.graph.internal_edges().tolist() == a.replica.graph.internal_edges().tolist()
+    nb_a = a.replica.normalize([[55, 9], [7, 100]], [[4, 7]])
+    nb_b = b.replica.normalize([[55, 9], [7, 100]], [[4, 7]])
+    assert nb_a.changed.tolist() == nb_b.changed.tolist()
+
+
+def test_killed_actor_restarts_with_a_new_boot_id(ray_up):
+    (handle,) = make_worker_actors(1, backend="cpu")
+    boot = ray.get(handle.ping.remote())
+    batch = ray.get(handle.call.remote(boot, "normalize", [[1, 2]], None))
+    ray.get(handle.call.remote(boot, "apply_only", 1, batch))
+    ray.kill(handle, no_restart=False)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            new = ray.get(handle.ping.remote(), timeout=30)
+            break
+        except ray.exceptions.RayActorError:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    assert new != boot
+    with pytest.raises(ray.exceptions.RayTaskError) as err:
+        ray.get(handle.call.remote(boot, "stats"))
+    assert isinstance(err.value.cause, StaleWorkerError)
+    assert ray.get(handle.call.remote(new, "stats"))["edges"] == 0
+    ray.kill(handle, no_restart=True)
+
+
+def test_fractional_gpus_share_a_device(ray_up):
+    if ray.cluster_resources().get("GPU", 0) < 2:
+        pytest.skip("needs 2 (logical) GPUs in the session's Ray")
+    handles = make_worker_actors(4, backend="cpu", num_gpus=0.5)  # 4 workers on 2 (logical) GPUs
+    boots = ray.get([h.ping.remote() for h in handles], timeout=60)
+    assert len(set(boots)) == 4
+    for h in handles:
+        ray.kill(h, no_restart=True)
