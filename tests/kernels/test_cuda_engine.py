@@ -254,3 +254,19 @@ def test_split_tasks_count_the_same(name: str, induced: bool) -> None:
         np.testing.assert_array_equal(got, want)
     finally:
         g.release(view)
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "4-clique", "house", "P4"])
+def test_degree_ordered_static_count_equals_cpu_engine(name: str, induced: bool) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(rmat_edges(10, edge_factor=6, seed=3))
+    pat = plans_of(name, induced).static
+    batch0 = empty_batch(len(g.vertices))
+    want = int(cpu_engine.count_tasks(g.view(), pat, TaskList.static(g.internal_edges()), batch0).sum())
+    n = len(g.vertices)
+    dg = cuda_engine.degree_ordered(cuda_engine.device_graph(g.view()), n)
+    degrees = dg.degree.get()
+    assert (np.diff(degrees) >= 0).all() and int(degrees.sum()) == 2 * g.num_edges
+    assert cuda_engine.count_total(dg, pat, cuda_engine.static_tasks(dg, n, pat), batch0) == want
