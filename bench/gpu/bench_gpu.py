@@ -40,7 +40,7 @@ from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 STARTED = time.perf_counter()
 COLUMNS = ["scale", "vertices", "edges", "max_degree", "pattern", "phase", "batch_size", "batch",
            "matches", "gpu_s", "gpu_update_s", "cpu_s", "cpu_matches", "scanned", "probes",
-           "adj_bytes_logical", "adj_bytes_sectors", "note"]
+           "adj_bytes_logical", "adj_bytes_sectors", "update_bytes", "note"]
 
 
 class FlushingWriter:
@@ -296,7 +296,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 writer.writerow({**base, "pattern": name, "phase": "batch", "batch_size": size, "batch": b,
                                  "matches": matches, "gpu_s": t, "gpu_update_s": upd_s, "cpu_s": cpu_s,
                                  "cpu_matches": cpu_m, "scanned": int(s[0]), "probes": int(s[1]),
-                                 "adj_bytes_logical": logical, "adj_bytes_sectors": sectors, "note": note})
+                                 "adj_bytes_logical": logical, "adj_bytes_sectors": sectors,
+                                 "update_bytes": g.last_update_bytes, "note": note})
                 if args.split:
                     t2 = tick()
                     try:
@@ -314,7 +315,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
                 rec.append((t, upd_s, cpu_s, matches))
                 log(f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
-                    f"update {upd_s * 1e3:7.2f} ms  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
+                    f"update {upd_s * 1e3:7.2f} ms ({g.last_update_bytes / upd_s / 1e9:6.1f} GB/s)"
+                    f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
                     f"  {logical / t / 1e9:7.1f} GB/s {note}")
     # from-scratch recount of the final graph, and a full CSR rebuild
     for name in patterns:

@@ -62,6 +62,7 @@ class GpuGraph:
         self.relocations = 0
         self.compactions = 0
         self.pool_growths = 0
+        self.last_update_bytes = 0  # row bytes the last apply read and wrote (merge + copy)
 
     def view(self) -> engine.DeviceGraph:
         return engine.DeviceGraph(self.offsets, self.degree, self.pool)
@@ -146,6 +147,7 @@ class GpuGraph:
         stage_ptr = cp.zeros(n_rows + 1, dtype=cp.int64)
         cp.cumsum(new_deg, out=stage_ptr[1:])
         sizes = cp.stack([item_ptr[-1], stage_ptr[-1]]).get()
+        self.last_update_bytes = 4 * (int(sizes[0]) + 3 * int(sizes[1]))
         stage = cp.empty(max(int(sizes[1]), 1), dtype=cp.int32)
         if sizes[0]:
             threads = 256
