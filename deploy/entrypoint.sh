@@ -42,9 +42,11 @@ collect_ray_node_args() {
     return 0
 }
 
+# Wait until the GCS at $1 answers; with $2 (the local head's pid), give up when it exits.
 wait_for_gcs() {
-    local address="$1" deadline=$((SECONDS + ${RAY_WAIT_SECONDS:-120})) out
+    local address="$1" head_pid="${2:-}" deadline=$((SECONDS + ${RAY_WAIT_SECONDS:-120})) out
     until out=$(ray health-check --address "$address" 2>&1); do
+        [[ -z "$head_pid" ]] || kill -0 "$head_pid" 2>/dev/null || die "the Ray head exited during start"
         [[ "$out" != *AuthenticationError* ]] || die "the Ray cluster at $address rejected this node's" \
             "credentials: every node needs the same RAY_AUTH_MODE and, in token mode, the same RAY_AUTH_TOKEN"
         ((SECONDS < deadline)) || die "no Ray GCS answered at $address within ${RAY_WAIT_SECONDS:-120} s:" \
@@ -77,7 +79,7 @@ case "$role" in
             "--include-dashboard=${RAY_INCLUDE_DASHBOARD:-false}" \
             "${ray_node_args[@]}" &
         ray_pid=$!
-        wait_for_gcs "127.0.0.1:$port"
+        wait_for_gcs "127.0.0.1:$port" "$ray_pid"
         RAY_ADDRESS="127.0.0.1:$port" deltamatch serve &
         serve_pid=$!
         supervise "$serve_pid" "$ray_pid"
