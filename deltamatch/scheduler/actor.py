@@ -50,7 +50,7 @@ class RayWorkerPool(WorkerPool):
         self.in_flight: tuple | None = None
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
-        self.rebuilds = [0] * len(handles)
+        self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
 
     def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
         if method == "normalize":

@@ -1,0 +1,136 @@
+"""The scheduler actor with real worker actors: answers equal a local core, recovery from worker
+kills (idle and mid-batch), restart from snapshot + log, rejected batches change nothing."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import ray
+
+from deltamatch.kernels.reference import reference_matches
+from deltamatch.scheduler.actor import make_scheduler_actor
+from deltamatch.scheduler.patterns import parse_pattern
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def ray_up():
+    if not ray.is_initialized():
+        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False)
+
+
+def _scheduler(path, **options):
+    sched = make_scheduler_actor(str(path), num_workers=2, backend="cpu", **options)
+    ray.get(sched.start.remote())
+    return sched
+
+
+def _random_batch(rng, n: int, size: int) -> np.ndarray:
+    e = rng.integers(0, n, (size, 2))
+    return e[e[:, 0] != e[:, 1]]
+
+
+@pytest.fixture(scope="module")
+def shared(ray_up, tmp_path_factory):
+    sched = _scheduler(tmp_path_factory.mktemp("sched"))
+    yield sched
+    ray.kill(sched)
+
+
+def test_answers_equal_a_local_core_and_the_oracle(shared, make_core):
+    local = make_core(replicas=1)
+    specs = [("triangle", False), ("4-cycle", False), ("diamond", True)]
+    ids = [ray.get(shared.register.remote(name, induced))["id"] for name, induced in specs]
+    for name, induced in specs:
+        local.register(parse_pattern(name, induced))
+    rng = np.random.default_rng(5)
+    edges: set = set()
+    for b in range(6):
+        ins = _random_batch(rng, 14, 12)
+        dele = np.array(sorted(edges)[:3]) if b % 2 and edges else np.zeros((0, 2), np.int64)
+        answer, events = ray.get(shared.apply.remote(ins, dele))
+        want = local.apply(ins, dele)
+        edges = (edges - {tuple(sorted(e)) for e in dele.tolist()}) | {tuple(sorted(e)) for e in ins.tolist()}
+        for pid, (name, induced) in zip(ids, specs, strict=True):
+            d = answer["deltas"][str(pid)]
+            w = want.deltas[list(local.patterns)[ids.index(pid)]]
+            assert (d["added"], d["removed"], d["total"]) == (w.added_count, w.removed_count, w.total)
+            assert events["patterns"][pid]["added"].tolist() == w.added.tolist()
+            p = parse_pattern(name, induced)
+            assert d["total"] == len(reference_matches(edges, p.edges, p.k, induced))
+
+
+def test_rejected_batch_changes_nothing(shared):
+    before = ray.get(shared.cluster.remote())["graph"]
+    with pytest.raises(ValueError, match="self-loop"):
+        ray.get(shared.apply.remote(np.array([[1000, 1001]]), np.array([[3, 3]])))
+    assert ray.get(shared.cluster.remote())["graph"] == before
+
+
+def test_worker_killed_between_batches_is_rebuilt(shared, make_core):
+    reg = ray.get(shared.register.remote("triangle"))
+    handles = ray.get(shared.worker_handles.remote())
+    ray.kill(handles[0], no_restart=False)
+    answer, _ = ray.get(shared.apply.remote(np.array([[200, 201], [201, 202], [200, 202]]), None))
+    assert answer["deltas"][str(reg["id"])]["added"] == 1
+    recount = ray.get(shared.register.remote("triangle"))
+    assert recount["total"] == answer["deltas"][str(reg["id"])]["total"]
+    assert ray.get(shared.cluster.remote())["workers"][0]["rebuilds"] == 1
+
+
+def test_worker_killed_mid_batch_completes_the_batch_once(ray_up, tmp_path, make_core):
+    sched = _scheduler(tmp_path)
+    local = make_core(replicas=1)
+    rng = np.random.default_rng(1)
+    base = _random_batch(rng, 1000, 20000)
+    heavy = _random_batch(rng, 1000, 6000)
+    pid = ray.get(sched.register.remote("4-cycle"))["id"]
+    local.register(parse_pattern("4-cycle"))
+    ray.get(sched.load.remote(base))
+    local.load(base)
+    ref = sched.apply.remote(heavy, None, "heavy")
+    deadline = time.monotonic() + 30
+    while ray.get(sched.cluster.remote())["in_flight_version"] != 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.2)
+    handles = ray.get(sched.worker_handles.remote())
+    ray.kill(handles[1], no_restart=False)
+    assert ray.get(sched.cluster.remote())["in_flight_version"] == 2  # killed while the batch ran
+    answer, _ = ray.get(ref)
+    want = local.apply(heavy, None).deltas[1]
+    assert answer["version"] == 2
+    got = answer["deltas"][str(pid)]
+    assert (got["added"], got["total"]) == (want.added_count, want.total)
+    info = ray.get(sched.cluster.remote())
+    assert info["workers"][1]["rebuilds"] == 1 and info["graph"]["version"] == 2
+    assert ray.get(sched.register.remote("4-cycle"))["total"] == want.total  # a from-scratch recount
+    again, events = ray.get(sched.apply.remote(heavy, None, "heavy"))
+    assert again["version"] == 2 and events == {}
+    ray.kill(sched)
+
+
+def test_restart_replays_snapshot_and_log_to_the_same_state(ray_up, tmp_path):
+    sched = _scheduler(tmp_path, snapshot_every=2)
+    tri = ray.get(sched.register.remote("triangle"))["id"]
+    ray.get(sched.register.remote("4-path", True))
+    rng = np.random.default_rng(9)
+    answers = [ray.get(sched.apply.remote(_random_batch(rng, 12, 10), None, f"b{i}"))[0] for i in range(5)]
+    ray.get(sched.unregister.remote(tri))
+    before = ray.get(sched.patterns.remote())
+    edges_before = ray.get(sched.cluster.remote())["graph"]
+    matches_before = ray.get(sched.matches.remote(before[0]["id"]))[2]
+    ray.kill(sched)
+    sched = _scheduler(tmp_path, snapshot_every=2)
+    info = ray.get(sched.cluster.remote())
+    assert info["recovered"]["version"] == 5 and info["recovered"]["snapshot_version"] == 4
+    assert info["graph"] == edges_before
+    assert ray.get(sched.patterns.remote()) == before
+    assert ray.get(sched.matches.remote(before[0]["id"]))[2].tolist() == matches_before.tolist()
+    dup, events = ray.get(sched.apply.remote(np.array([[1, 2]]), None, "b1"))
+    assert dup["version"] == answers[1]["version"] and events == {}
+    ray.kill(sched)
