@@ -50,6 +50,11 @@ class PlanShape:
     def k(self) -> int:
         return int(self.adj0.shape[1])
 
+    @property
+    def needs_common(self) -> bool:
+        """Whether Eq. 2 enters the cost: a non-last position adjacent to both seeds."""
+        return bool((self.adj0 & self.adj1)[:, 2:self.k - 1].any())
+
 
 def plan_shape(plans: PlanTable) -> PlanShape:
     """Read the structure the model uses off a compiled plan table."""

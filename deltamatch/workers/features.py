@@ -10,7 +10,6 @@ whole cost, O(min(d_u, d_v) log d) per pair.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +36,7 @@ class PairFeatures:
     pairs: np.ndarray  # int32[C, 2]
     old: SideFeatures
     new: SideFeatures
-    seconds: float  # time spent computing them
+    seconds: float = 0.0  # time spent computing them (filled in by the caller's clock)
 
     def side(self, name: str) -> SideFeatures:
         """'old' or 'new' (the scheduler's side names)."""
@@ -112,13 +111,14 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, out_old, out_n
         out_new[i] = c + delta
 
 
-def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int) -> PairFeatures:
+def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int,
+                  common: bool = True) -> PairFeatures:
     """Features of `batch`'s changed pairs on `graph` (= G_old, batch not yet applied).
 
     `vertices_old` is G_old's vertex count (kept incrementally by the caller); G_new's
-    count follows from the degrees of the touched vertices.
+    count follows from the degrees of the touched vertices.  Without `common` the
+    common-neighbour counts are left 0 (no plan needs them: the costly part is skipped).
     """
-    start = time.perf_counter()
     pairs = batch.changed.astype(np.int32)
     n_del = batch.deleted.shape[0]
     degree = graph.degree
@@ -142,7 +142,7 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     keys = np.sort((lo << 32) | hi)
     common_old = np.zeros(pairs.shape[0], dtype=np.int32)
     common_new = np.zeros(pairs.shape[0], dtype=np.int32)
-    if pairs.shape[0]:
+    if common and pairs.shape[0]:
         _common(graph.offsets, degree, graph.pool, pairs[:, 0].copy(), pairs[:, 1].copy(), keys,
                 touched.astype(np.int32), ptr, dst.astype(np.int32), common_old, common_new)
     slot0 = np.searchsorted(touched, pairs[:, 0])
@@ -153,4 +153,4 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
                        vertices_old, 2.0 * edges_old / max(vertices_old, 1))
     new = SideFeatures(d_new_t[slot0].astype(np.int32), d_new_t[slot1].astype(np.int32), common_new,
                        vertices_new, 2.0 * edges_new / max(vertices_new, 1))
-    return PairFeatures(pairs, old, new, time.perf_counter() - start)
+    return PairFeatures(pairs, old, new)

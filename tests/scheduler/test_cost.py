@@ -118,3 +118,9 @@ def test_calibrator_recovers_per_plan_scales():
 def test_calibrator_rejects_mismatched_rows():
     with pytest.raises(ValueError, match="observe"):
         Calibrator().observe(1, np.ones((4, 2)), np.ones(3), np.ones(4))
+
+
+def test_only_patterns_with_eq2_before_the_last_position_need_common_neighbours():
+    assert not _shared("triangle").needs_common
+    assert not _shared("4-cycle").needs_common
+    assert _shared("4-clique").needs_common

@@ -64,3 +64,14 @@ def test_replica_keeps_vertex_count_across_batches():
         r.execute(version, batch, {}, 0)
         assert feats.new.num_vertices == r.graph.num_vertices
     assert r.task_features(r.normalize(ins[:5], None), wanted=False) is None
+
+
+def test_common_neighbours_can_be_skipped():
+    base, ins, dele = _random_batch(4)
+    g = DynamicGraph()
+    g.apply(g.normalize(base, None))
+    batch = g.normalize(ins, dele)
+    full = pair_features(g, batch, g.num_vertices)
+    lean = pair_features(g, batch, g.num_vertices, common=False)
+    assert full.old.common.any() and not lean.old.common.any() and not lean.new.common.any()
+    assert (lean.new.deg0 == full.new.deg0).all() and lean.new.avg_degree == full.new.avg_degree
