@@ -275,6 +275,7 @@ def test_workers_are_placed_on_both_nodes(two_nodes: Cluster):
     sessions = {node.proc.pid: node.role for node in two_nodes.nodes}
     placed = sorted(sessions.get(_session_of(w["pid"]), f"pid {w['pid']} on no node") for w in workers)
     assert placed == ["head", "worker"]
+    assert all(w["node"] for w in workers), "every worker reports the IP of its Ray node"
 
 
 def _titles(sid: int) -> list[str]:
