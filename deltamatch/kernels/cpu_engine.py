@@ -57,61 +57,113 @@ def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
 def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
     """Induced only: is the matched vertex set also a match once the batch flips its pairs?"""
     mask = np.int64(0)
-    for l in range(1, k):
-        for j in range(l):
-            adj = conn[l, j] == 1
-            if _batch_rank(b_slot, b_ptr, b_partner, b_rank, m[l], m[j]) >= 0:
+    for lv in range(1, k):
+        for j in range(lv):
+            adj = conn[lv, j] == 1
+            if _batch_rank(b_slot, b_ptr, b_partner, b_rank, m[lv], m[j]) >= 0:
                 adj = not adj
             if adj:
-                mask |= np.int64(1) << np.int64(l * (l - 1) // 2 + j)
+                mask |= np.int64(1) << np.int64(lv * (lv - 1) // 2 + j)
     i = _lower_bound(iso_masks, 0, iso_masks.shape[0], mask)
     return i < iso_masks.shape[0] and iso_masks[i] == mask
 
 
-@njit(cache=True)
-def _extend(l, m, k, offsets, degree, pool, conn, cmp, induced, r,
-            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, order, out, out_row, emit):
-    """Candidates of position l: stored in cand[l] (l < k-1) or counted/emitted (l = k-1).
+@njit(inline="always", cache=True)
+def _gallop(arr, start, length, p, x):
+    """Smallest i >= p with arr[start + i] >= x (rows are sorted): exponential then binary search."""
+    if p >= length or arr[start + p] >= x:
+        return p
+    step = 1
+    while p + step < length and arr[start + p + step] < x:
+        p += step
+        step <<= 1
+    lo, hi = p + 1, min(p + step, length)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if arr[start + mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
-    Returns the number of candidates (l < k-1) or of completed matches (l = k-1).
+
+@njit(cache=True)
+def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+            cand, width, cnt, ptr, order, out, out_row, emit, work):
+    """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
+
+    Candidates come from the smallest matched neighbour's row or, when `reuse[l]`, from
+    position l-1's candidates (same earlier neighbours, compatible bounds), so only the
+    pair with l-1 is left to check.  Membership tests gallop forward through the other
+    rows, since candidates arrive in increasing order.  Returns the number of candidates
+    (l < k-1) or of completed matches (l = k-1); work[0] += candidates read, work[1] +=
+    membership probes.
     """
     lower = np.int64(-1)
     upper = _NO_UPPER
     anchor = -1
-    for j in range(l):
-        if cmp[l, j] == 1 and m[j] > lower:
+    for j in range(lv):
+        if cmp[lv, j] == 1 and m[j] > lower:
             lower = m[j]
-        elif cmp[l, j] == -1 and m[j] < upper:
+        elif cmp[lv, j] == -1 and m[j] < upper:
             upper = m[j]
-        if conn[l, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
+        if conn[lv, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
             anchor = j
-    x = m[anchor]
-    start = offsets[x]
-    d = degree[x]
-    last = l == k - 1
+    last = lv == k - 1
+    if reuse[lv]:
+        src = cand
+        s0 = (lv - 1) * width
+        slen = cnt[lv - 1]
+        first = lv - 1
+        anchor = -1
+    else:
+        src = pool
+        s0 = offsets[m[anchor]]
+        slen = degree[m[anchor]]
+        first = 0
+    i0 = _lower_bound(src, s0, slen, lower + 1)
+    if (last and first == lv - 1 and not emit and not check_other and not induced
+            and conn[lv, lv - 1] == 0):
+        # Nothing left to check but injectivity with l-1: count the range.
+        i1 = i0 + _lower_bound(src, s0 + i0, slen - i0, upper)
+        prev = m[lv - 1]
+        return (i1 - i0) - (1 if lower < prev < upper else 0)
+    for j in range(first, lv):
+        ptr[j] = 0
     found = 0
-    for i in range(_lower_bound(pool, start, d, lower + 1), d):
-        w = pool[start + i]
+    seen = 0
+    probes = 0
+    for i in range(i0, slen):
+        w = src[s0 + i]
         if w >= upper:
             break
+        seen += 1
         ok = True
-        for j in range(l):
+        for j in range(first, lv):
             if m[j] == w:
                 ok = False
                 break
+        if not ok:
+            continue
+        for j in range(first, lv):
             if j == anchor:
                 continue
-            if conn[l, j] == 1:
-                if not _adjacent(offsets, degree, pool, w, m[j]):
-                    ok = False
-                    break
-            elif induced and _adjacent(offsets, degree, pool, w, m[j]):
+            need = conn[lv, j] == 1
+            if not need and not induced:
+                continue
+            x = m[j]
+            xs = offsets[x]
+            xd = degree[x]
+            q = _gallop(pool, xs, xd, ptr[j], w)
+            ptr[j] = q
+            probes += 1
+            if (q < xd and pool[xs + q] == w) != need:
                 ok = False
                 break
         if ok and b_slot[w] >= 0:
-            for j in range(l):
-                if induced or conn[l, j] == 1:
+            for j in range(first, lv):
+                if induced or conn[lv, j] == 1:
                     rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, m[j])
                     if rank >= 0 and rank < r:
                         ok = False
@@ -119,23 +171,25 @@ def _extend(l, m, k, offsets, degree, pool, conn, cmp, induced, r,
         if not ok:
             continue
         if not last:
-            cand[l, found] = w
+            cand[lv * width + found] = w
             found += 1
             continue
-        m[l] = w
+        m[lv] = w
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             continue
         if emit:
             for p in range(k):
                 out[out_row + found, order[p]] = m[p]
         found += 1
+    work[0] += seen
+    work[1] += probes
     return found
 
 
 @njit(cache=True)
-def _search(offsets, degree, pool, order, conn, cmp, k, induced, u, v, r,
+def _search(offsets, degree, pool, order, conn, cmp, reuse, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, cnt, pos, m, out, out_row, emit):
+            cand, width, cnt, pos, ptr, m, out, out_row, emit, work):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
@@ -149,65 +203,123 @@ def _search(offsets, degree, pool, order, conn, cmp, k, induced, u, v, r,
             out[out_row, order[1]] = v
         return 1
     if k == 3:
-        return _extend(2, m, k, offsets, degree, pool, conn, cmp, induced, r,
-                       b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, cand, order, out, out_row, emit)
+        return _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                       b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                       cand, width, cnt, ptr, order, out, out_row, emit, work)
     total = 0
-    l = 2
-    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, induced, r,
-                       b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, cand, order, out, out_row, False)
+    lv = 2
+    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                     cand, width, cnt, ptr, order, out, out_row, False, work)
     pos[2] = 0
-    while l >= 2:
-        if pos[l] >= cnt[l]:
-            l -= 1
+    while lv >= 2:
+        if pos[lv] >= cnt[lv]:
+            lv -= 1
             continue
-        m[l] = cand[l, pos[l]]
-        pos[l] += 1
-        if l + 1 == k - 1:
-            total += _extend(l + 1, m, k, offsets, degree, pool, conn, cmp, induced, r,
-                       b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, cand, order, out, out_row + total, emit)
+        m[lv] = cand[lv * width + pos[lv]]
+        pos[lv] += 1
+        if lv + 1 == k - 1:
+            total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                             cand, width, cnt, ptr, order, out, out_row + total, emit, work)
         else:
-            l += 1
-            cnt[l] = _extend(l, m, k, offsets, degree, pool, conn, cmp, induced, r,
-                       b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, cand, order, out, out_row, False)
-            pos[l] = 0
+            lv += 1
+            cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                             cand, width, cnt, ptr, order, out, out_row, False, work)
+            pos[lv] = 0
     return total
 
 
+@njit(cache=True)
+def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
+               tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+               out_offsets, out, emit):
+    """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
+    cand = np.empty(k * width, dtype=np.int32)
+    cnt = np.zeros(k, dtype=np.int64)
+    pos = np.zeros(k, dtype=np.int64)
+    ptr = np.zeros(k, dtype=np.int64)
+    m = np.empty(k, dtype=np.int64)
+    wk = work[c]
+    for t in range(c, tu.shape[0], n_chunks):
+        p = tp[t]
+        counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], reuses[p], k, induced,
+                            tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank, iso_masks,
+                            check_other, cand, width, cnt, pos, ptr, m, out, out_offsets[t], emit, wk)
+
+
 @njit(parallel=True, cache=True)
-def _run(offsets, degree, pool, orders, conns, cmps, k, induced, tu, tv, tr, tp,
-         b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-         n_chunks):
-    n_tasks = tu.shape[0]
-    counts = np.zeros(n_tasks, dtype=np.int64)
+def _run_parallel(offsets, degree, pool, orders, conns, cmps, reuses, k, induced, tu, tv, tr, tp,
+                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
+                  n_chunks):
+    counts = np.zeros(tu.shape[0], dtype=np.int64)
+    work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
-        cand = np.empty((k, width), dtype=np.int32)
-        cnt = np.zeros(k, dtype=np.int64)
-        pos = np.zeros(k, dtype=np.int64)
-        m = np.empty(k, dtype=np.int64)
-        for t in range(c, n_tasks, n_chunks):
-            p = tp[t]
-            counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], k, induced,
-                                tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                                check_other, cand, cnt, pos, m, out, out_offsets[t], emit)
-    return counts
+        _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
+                   tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+                   out_offsets, out, emit)
+    return counts, work
+
+
+@njit(cache=True)
+def _run_serial(offsets, degree, pool, orders, conns, cmps, reuses, k, induced, tu, tv, tr, tp,
+                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
+    counts = np.zeros(tu.shape[0], dtype=np.int64)
+    work = np.zeros((1, 2), dtype=np.int64)
+    _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
+               tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+               out_offsets, out, emit)
+    return counts, work
+
+
+def reuse_flags(plans: PlanTable) -> np.ndarray:
+    """reuse[p, l]: position l's candidates are a subset of position l-1's (plan p).
+
+    True when l >= 3, l and l-1 have the same pattern neighbours among positions < l-1,
+    and every bound l-1 obeys there is one l obeys too (cmp[l-1, j] in {0, cmp[l, j]}).
+    """
+    n, k = plans.order.shape
+    reuse = np.zeros((n, k), dtype=np.bool_)
+    for p in range(n):
+        for lv in range(3, k):
+            head = slice(0, lv - 1)
+            same_nbrs = np.array_equal(plans.conn[p, lv, head], plans.conn[p, lv - 1, head])
+            prev = plans.cmp[p, lv - 1, head]
+            bounds_ok = bool(np.all((prev == 0) | (prev == plans.cmp[p, lv, head])))
+            reuse[p, lv] = same_nbrs and bounds_ok and plans.conn[p, lv, head].any()
+    return reuse
+
+
+# Below this many tasks a parallel launch costs more than it saves.
+_PARALLEL_MIN_TASKS = 128
 
 
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
-          check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool) -> np.ndarray:
+          check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
+          work: np.ndarray | None) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    return _run(graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
-                plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
-                batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-                check_other, width, out_offsets, out, emit,
-                min(tasks.size, 16 * numba.get_num_threads()))
+    args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp, reuse_flags(plans),
+            plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
+            batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
+            check_other, width, out_offsets, out, emit)
+    threads = numba.get_num_threads()
+    if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
+        counts, chunk_work = _run_serial(*args)
+    else:
+        counts, chunk_work = _run_parallel(*args, min(tasks.size, 16 * threads))
+    if work is not None:
+        work += chunk_work.sum(axis=0)
+    return counts
 
 
 def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
-                check_other: bool = False) -> np.ndarray:
+                check_other: bool = False, work: np.ndarray | None = None) -> np.ndarray:
     """Matches found by each task (int64[T]); `check_other` drops induced matches that
-    survive the batch (they are neither added nor removed)."""
+    survive the batch (they are neither added nor removed).  When given, `work`
+    (int64[2]) is incremented by [candidates read, membership probes]."""
     none = np.zeros((0, plans.k), dtype=np.int32)
-    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False)
+    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work)
 
 
 def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
@@ -219,7 +331,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
-    _call(graph, plans, tasks, batch, check_other, offsets, out, True)
+    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None)
     return out
 
 

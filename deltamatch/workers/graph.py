@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -106,31 +107,44 @@ class NormalizedBatch:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
 
 
+@njit(cache=True)
+def _has_edge(offsets, degree, pool, a, b):
+    if degree[a] > degree[b]:
+        a, b = b, a
+    start, d = offsets[a], degree[a]
+    lo, hi = 0, d
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if pool[start + mid] < b:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < d and pool[start + lo] == b
+
+
 @njit(parallel=True, cache=True)
-def _has_edges(offsets, degree, pool, us, vs):
+def _has_edges_parallel(offsets, degree, pool, us, vs):
     out = np.zeros(us.shape[0], dtype=np.bool_)
     for i in prange(us.shape[0]):
-        a, b = us[i], vs[i]
-        if degree[a] > degree[b]:
-            a, b = b, a
-        start, d = offsets[a], degree[a]
-        lo, hi = 0, d
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if pool[start + mid] < b:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo < d and pool[start + lo] == b
+        out[i] = _has_edge(offsets, degree, pool, us[i], vs[i])
     return out
 
 
-@njit(parallel=True, cache=True)
-def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, upd_insert, width):
-    """Merge each touched row with its sorted updates into its (possibly new) block."""
-    for r in prange(rows.shape[0]):
+@njit(cache=True)
+def _has_edges_serial(offsets, degree, pool, us, vs):
+    out = np.zeros(us.shape[0], dtype=np.bool_)
+    for i in range(us.shape[0]):
+        out[i] = _has_edge(offsets, degree, pool, us[i], vs[i])
+    return out
+
+
+@njit(cache=True)
+def _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width):
+    """Rows c, c + n_chunks, ...: merge each with its sorted updates (a deletion of a present
+    neighbour or an insertion of an absent one) into its (possibly new) block."""
+    tmp = np.empty(width, dtype=np.int32)
+    for r in range(c, rows.shape[0], n_chunks):
         v = rows[r]
-        tmp = np.empty(width, dtype=np.int32)
         start, d = offsets[v], degree[v]
         i, j, n = 0, upd_ptr[r], 0
         end = upd_ptr[r + 1]
@@ -140,10 +154,10 @@ def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, up
                 n += 1
                 i += 1
             elif i < d and pool[start + i] == upd_nbr[j]:
-                i += 1  # a deletion of a present neighbour
+                i += 1
                 j += 1
             else:
-                tmp[n] = upd_nbr[j]  # an insertion of an absent neighbour
+                tmp[n] = upd_nbr[j]
                 n += 1
                 j += 1
         dst = new_offsets[r]
@@ -151,6 +165,32 @@ def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, up
             pool[dst + x] = tmp[x]
         offsets[v] = dst
         degree[v] = n
+
+
+@njit(parallel=True, cache=True)
+def _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width, n_chunks):
+    for c in prange(n_chunks):
+        _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width)
+
+
+# Below this many pairs or rows, a parallel launch costs more than it saves.
+_PARALLEL_MIN = 4096
+
+
+def _has_edges(offsets, degree, pool, us, vs) -> np.ndarray:
+    if us.shape[0] < _PARALLEL_MIN or numba.get_num_threads() == 1:
+        return _has_edges_serial(offsets, degree, pool, us, vs)
+    return _has_edges_parallel(offsets, degree, pool, us, vs)
+
+
+def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width) -> None:
+    """Rewrite the touched rows; one scratch row per chunk of rows, not per row."""
+    threads = numba.get_num_threads()
+    if rows.shape[0] < _PARALLEL_MIN or threads == 1:
+        _rewrite_chunk(0, 1, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width)
+    else:
+        _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width,
+                               min(rows.shape[0], 8 * threads))
 
 
 class DynamicGraph:
@@ -243,7 +283,7 @@ class DynamicGraph:
         upd_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         width = max(1, int(new_degree.max(initial=0)), int(self.degree[rows].max(initial=0)))
         _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr,
-                      upd[:, 1].astype(np.int32), insert, width)
+                      upd[:, 1].astype(np.int32), width)
         self.num_edges += batch.inserted.shape[0] - batch.deleted.shape[0]
         if self.pool_used > 2 * int(self.capacity.sum()) + 4096:
             self.compact()
