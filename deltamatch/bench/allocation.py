@@ -99,6 +99,10 @@ def run_allocation_bench(context=None, config: AllocationConfig | None = None) -
                 rows += _case(config, graph, workload, names)
     finally:
         numba.set_num_threads(threads)
+        if config.ray:
+            import ray
+
+            ray.shutdown()
     if context is None:
         _write(config, rows)
     else:
@@ -172,24 +176,20 @@ def _run_ray(config: AllocationConfig, workload: Workload, names: list[str],
     from deltamatch.scheduler.actor import RayWorkerPool
     from deltamatch.workers.actor import make_worker_actors
 
-    started = not ray.is_initialized()
-    if started:
+    if not ray.is_initialized():
         ray.init(num_cpus=config.workers, include_dashboard=False, log_to_driver=False,
                  runtime_env={"env_vars": {"NUMBA_NUM_THREADS": str(config.threads)}})
+    handles = make_worker_actors(config.workers, backend="cpu")
     try:
-        handles = make_worker_actors(config.workers, backend="cpu")
         empty = (np.zeros(0, np.int64), np.zeros((0, 2), np.int64), 0, [])
         pool = RayWorkerPool(handles, lambda: empty)
         pool.rebuild_all()
         core = SchedulerCore(pool, list_limit=0, policy=policy)
         _start(core, names, workload.initial)
-        outcomes = [core.apply(b.insert, b.delete) for b in workload.batches]
+        return [core.apply(b.insert, b.delete) for b in workload.batches]
+    finally:
         for h in handles:
             ray.kill(h)
-        return outcomes
-    finally:
-        if started:
-            ray.shutdown()
 
 
 class _Probe:

@@ -132,6 +132,7 @@ class Calibrator:
         self.prior = prior
         self._rows: dict[object, deque] = {}
         self._fit: dict[object, tuple[np.ndarray, float]] = {}
+        self._stale: set = set()
 
     def observe(self, key, predicted_by_plan: np.ndarray, tasks: np.ndarray, seconds: np.ndarray) -> None:
         """Record rows: predicted_by_plan [W, plans] (sum of predicted cost per plan),
@@ -144,9 +145,11 @@ class Calibrator:
         rows = self._rows.setdefault(key, deque(maxlen=self.window))
         for w in range(x.shape[0]):
             rows.append((x[w], tasks[w], seconds[w]))
-        self._refit(key)
+        self._stale.add(key)
 
     def _refit(self, key) -> None:
+        """Fit `key` from its rows (done when the fit is next needed, not per observation)."""
+        self._stale.discard(key)
         rows = list(self._rows[key])
         x = np.stack([r[0] for r in rows])
         n = np.array([r[1] for r in rows])
@@ -166,15 +169,23 @@ class Calibrator:
         scale = np.maximum(coef[:plans], 0.05) * common
         self._fit[key] = (scale, float(coef[plans]))
 
+    def _current(self, key) -> tuple[np.ndarray, float]:
+        if key in self._stale:
+            self._refit(key)
+        return self._fit[key]
+
     def fitted(self, key) -> bool:
+        """Whether `key` has a fit (its rows hold some measured work)."""
+        if key in self._stale:
+            self._refit(key)
         return key in self._fit
 
     def seconds(self, key, tasks: TaskList, predicted: np.ndarray) -> np.ndarray:
         """Calibrated seconds of each task; raises KeyError before `key` has a fit."""
-        scale, overhead = self._fit[key]
+        scale, overhead = self._current(key)
         return scale[tasks.plan] * predicted + overhead
 
     def scales(self, key) -> tuple[np.ndarray, float]:
         """(per-plan seconds per predicted unit, seconds per task) of `key`'s current fit."""
-        scale, overhead = self._fit[key]
+        scale, overhead = self._current(key)
         return scale.copy(), overhead
