@@ -238,13 +238,16 @@ class Scheduler:
         reg = self.core.patterns.get(pattern_id)
         return reg.describe() if reg else None
 
-    def matches(self, pattern_id: int) -> tuple[int, int, np.ndarray] | None:
-        """(version, total, every current match sorted) or None when unknown."""
+    def matches(self, pattern_id: int, offset: int = 0,
+                limit: int | None = None) -> tuple[int, int, np.ndarray] | None:
+        """(version, total, the current matches sorted, rows offset..offset+limit) or None when unknown."""
         with self.lock:
             reg = self.core.patterns.get(pattern_id)
             if reg is None:
                 return None
-            return self.core.version, reg.total, self.core.matches(pattern_id)
+            rows = self.core.matches(pattern_id)
+            end = None if limit is None else offset + limit
+            return self.core.version, reg.total, rows[offset:end]
 
     # batches ------------------------------------------------------------------
     def apply(self, insert, delete, batch_id: str | None = None) -> tuple[dict, dict]:

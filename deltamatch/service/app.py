@@ -390,12 +390,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                       offset: int = Query(0, ge=0)) -> dict:
         """The current matches in listed form, sorted; a page of `limit` from `offset`."""
         svc.need_ready()
-        got = await svc.scheduler.matches.remote(pid)
+        got = await svc.scheduler.matches.remote(pid, offset, limit)
         if got is None:
             raise HTTPException(404, f"pattern {pid}: not registered")
         version, total, rows = got
-        return {"version": version, "total": total, "offset": offset,
-                "matches": rows[offset: offset + limit].tolist()}
+        return {"version": version, "total": total, "offset": offset, "matches": rows.tolist()}
 
     # batches --------------------------------------------------------------------------
     async def _apply(kind: str, insert: np.ndarray, delete: np.ndarray, batch_id: str | None) -> dict:

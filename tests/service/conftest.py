@@ -34,7 +34,8 @@ def ray_address() -> str:
     """A local Ray for the whole session (reused if a test module started it already)."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     if not ray.is_initialized():
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False)
     return ray.get_runtime_context().gcs_address
 
 
