@@ -104,31 +104,42 @@ class Relay:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            if not self.open.is_set():
-                client.close()  # an empty answer: a network error, so EventSource retries by itself
-                continue
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            upstream = None
+            if self.open.is_set():
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
             with self.lock:
+                if upstream is None or not self.open.is_set():
+                    # An empty answer is a network error, so EventSource retries by itself.
+                    for s in (client, upstream):
+                        if s is not None:
+                            s.close()
+                    continue
                 self.sockets.update((client, upstream))
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            threading.Thread(target=self._serve, args=(client, upstream), daemon=True).start()
 
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
-        try:
+    def _serve(self, client: socket.socket, upstream: socket.socket) -> None:
+        back = threading.Thread(target=self._pump, args=(upstream, client), daemon=True)
+        back.start()
+        self._pump(client, upstream)
+        back.join()
+        with self.lock:
+            self.sockets.difference_update((client, upstream))
+        client.close()
+        upstream.close()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
             while data := src.recv(65536):
                 dst.sendall(data)
-        except OSError:
-            return
-        finally:
-            for s in (src, dst):
-                with self.lock:
-                    self.sockets.discard(s)
-                s.close()
+        for s in (src, dst):  # shutdown, not close: it also wakes the other direction's recv
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
 
     def cut(self) -> None:
         """Drop every relayed connection and refuse new ones until `restore`."""
-        self.open.clear()
         with self.lock:
+            self.open.clear()
             live = list(self.sockets)
         for s in live:
             with contextlib.suppress(OSError):
@@ -205,22 +216,24 @@ def pattern_ids(api) -> set[str]:
     return {str(p["id"]) for p in (data if isinstance(data, list) else data["patterns"])}
 
 
-def submit_pattern(driver, spec: str, induced: bool = False) -> None:
-    field = driver.find_element(By.ID, "pattern-spec")
-    field.clear()
-    field.send_keys(spec)
+def submit_pattern(driver, spec: str, induced: bool = False, label: str = "") -> None:
+    for field_id, text in (("pattern-spec", spec), ("pattern-label", label)):
+        field = driver.find_element(By.ID, field_id)
+        field.clear()
+        field.send_keys(text)
     box = driver.find_element(By.ID, "pattern-induced")
     if box.is_selected() != induced:
         box.click()
     driver.find_element(By.ID, "register-button").click()
 
 
-def register_through_form(driver, api, spec: str) -> str:
+def register_through_form(driver, api, spec: str, induced: bool = False, label: str = "") -> str:
     """Register `spec` with the page's form; return the id the service gave it."""
     before = pattern_ids(api)
-    submit_pattern(driver, spec)
+    submit_pattern(driver, spec, induced, label)
     wait(driver, lambda d: d.find_element(By.ID, "form-ok").is_displayed())
-    (new_id,) = pattern_ids(api) - before
+    new_id = driver.execute_script("return window.deltamatchUI.lastRegistered()")
+    assert pattern_ids(api) - before == {new_id}
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'.pattern[data-id="{new_id}"]'))
     return new_id
 
@@ -260,13 +273,20 @@ def test_form_registers_a_pattern_and_draws_its_shape(page, api):
     assert card_total(page, pid) == f"{info['total']:,}"
 
 
+def test_form_sends_an_edge_list_with_induced_and_label(page, api):
+    pid = register_through_form(page, api, "0-1, 1-2, 2-3, 3-0", induced=True, label="square")
+    info = api.get(f"/v1/patterns/{pid}").json()
+    assert (info["name"], info["induced"], info["k"]) == ("square", True, 4)
+    assert sorted(map(sorted, info["edges"])) == [[0, 1], [0, 3], [1, 2], [2, 3]]
+    assert "square" in texts(page, f'.pattern[data-id="{pid}"] .pname')
+
+
 def test_total_on_the_page_reaches_the_api_total(page, api):
     pid = register_through_form(page, api, "triangle")
     last = push_batches(api, random.Random(1), 6)
     expected = last["deltas"][pid]["total"]
     assert expected == api.get(f"/v1/patterns/{pid}").json()["total"]
-    wait(page, lambda d: card_total(d, pid) == f"{expected:,}")
-    assert ui_state(page, "total", pid) == expected
+    wait(page, lambda d: ui_state(d, "total", pid) == expected and card_total(d, pid) == f"{expected:,}")
     assert page.find_element(By.ID, "detail-title").text.endswith(f"total {expected:,}")
 
 
@@ -327,7 +347,7 @@ def test_stream_resumes_with_last_event_id_after_a_dropped_connection(browser, a
     before = push_batches(api, rng, 2)
     wait(browser, lambda d: ui_state(d, "versions", pid)[-1] == before["version"])
     relay.cut()
-    wait(browser, lambda d: ui_state(d, "stream", pid) == "reconnecting")
+    wait(browser, lambda d: ui_state(d, "drops", pid) > 0)
     last = push_batches(api, rng, 3)
     relay.restore()
     wait(browser, lambda d: ui_state(d, "versions", pid)[-1] == last["version"])
@@ -344,12 +364,12 @@ def test_stream_resumes_after_a_restart_without_missing_a_version(page, api, ser
     wait(page, lambda d: ui_state(d, "versions", pid)[-1] == before["version"])
     assert ui_state(page, "stream", pid) == "live"
     service.stop()
-    wait(page, lambda d: ui_state(d, "stream", pid) == "reconnecting")
+    wait(page, lambda d: ui_state(d, "drops", pid) > 0)
     service.start()
     last = push_batches(api, rng, 4)
     expected = last["deltas"][pid]["total"]
-    wait(page, lambda d: card_total(d, pid) == f"{expected:,}", timeout=45)
-    versions = ui_state(page, "versions", pid)
-    assert versions == list(range(start_version, last["version"] + 1))
+    wait(page, lambda d: ui_state(d, "versions", pid)[-1] == last["version"], timeout=45)
+    assert ui_state(page, "versions", pid) == list(range(start_version, last["version"] + 1))
+    assert card_total(page, pid) == f"{expected:,}"
     assert ui_state(page, "resets", pid) == []
     assert ui_state(page, "gaps", pid) == []

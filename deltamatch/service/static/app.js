@@ -18,6 +18,7 @@ const state = {
   selected: null,
   samples: [],          // [{t, updates, batches, latencySum}] from /metrics, newest last
   online: null,
+  lastRegistered: null, // id of the pattern this page's form registered last
 };
 
 const $ = (id) => document.getElementById(id);
@@ -88,8 +89,9 @@ function patternView(info) {
     resets: [],                            // versions at which the stream said `reset`
     gaps: [],                              // [from, to] version ranges that never arrived
     added: [], removed: [], truncated: false, polled: null,
-    stream: null, streamState: "idle", reopenTimer: null, card: null,
+    stream: null, streamState: "polled", reopenTimer: null, card: null,
     opens: 0,                              // EventSources this page opened (its own reconnects)
+    drops: 0,                              // stream errors seen (each one a drop or a failed retry)
   };
 }
 
@@ -164,6 +166,7 @@ function openStream(p) {
   es.addEventListener("reset", (ev) => { onReset(p, JSON.parse(ev.data)); });
   es.onerror = () => {
     if (p.stream !== es) return;
+    p.drops += 1;
     if (es.readyState === EventSource.CLOSED) {
       // The server answered with an error (e.g. while restarting): EventSource gives up, we don't.
       es.close();
@@ -185,7 +188,7 @@ function closeStream(p) {
   if (p.reopenTimer) clearTimeout(p.reopenTimer);
   p.stream = null;
   p.reopenTimer = null;
-  p.streamState = "idle";
+  p.streamState = "polled";
 }
 
 function onDelta(p, d) {
@@ -403,12 +406,14 @@ function tokenProblem(err) {
 async function registerPattern(ev) {
   ev.preventDefault();
   showFormError("");
+  $("form-ok").hidden = true;
   const button = $("register-button");
   button.disabled = true;
   try {
     const info = await api("POST", "/v1/patterns", registrationBody());
     const p = addPattern(info);
     state.selected = p.id;
+    state.lastRegistered = p.id;
     $("form-ok").textContent = `registered ${info.name || "pattern"} as #${info.id}: total ${fmt(info.total)} at v${info.version}`;
     $("form-ok").hidden = false;
     $("pattern-spec").value = "";
@@ -579,6 +584,8 @@ window.deltamatchUI = {
   total: (id) => state.patterns.get(String(id))?.total,
   stream: (id) => state.patterns.get(String(id))?.streamState,
   opens: (id) => state.patterns.get(String(id))?.opens,
+  drops: (id) => state.patterns.get(String(id))?.drops,
+  lastRegistered: () => state.lastRegistered,
 };
 
 function start() {
