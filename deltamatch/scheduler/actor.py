@@ -122,6 +122,10 @@ class RayWorkerPool(WorkerPool):
     def replicas_empty(self) -> bool:
         return self.broadcast("stats")[0]["edges"] == 0
 
+    def invalidate_all(self) -> None:
+        """Forget every worker's boot id: each is rebuilt from the log before its next call."""
+        self.boot = [None] * len(self.replicas)
+
 
 def _pairs(edges) -> np.ndarray:
     if edges is None:
@@ -267,6 +271,11 @@ class Scheduler:
             self.in_flight_version = self.core.version + 1
             try:
                 outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
+            except Exception as exc:
+                if not isinstance(exc, ValueError):
+                    # some replicas may hold the half-done batch: rebuild them all from the log
+                    self.pool.invalidate_all()
+                raise
             finally:
                 self.pool.batch_done()
                 self.in_flight_version = None
