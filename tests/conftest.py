@@ -25,6 +25,8 @@ def make_core():
     """Factory of Ray-free schedulers: make_core(replicas=1, shared=True, **SchedulerCore kwargs)."""
 
     def build(replicas: int = 1, shared: bool = True, **kwargs) -> SchedulerCore:
-        return SchedulerCore(WorkerPool([GraphReplica("cpu") for _ in range(replicas)]), shared=shared, **kwargs)
+        return SchedulerCore(
+            WorkerPool([GraphReplica("cpu") for _ in range(replicas)]), shared=shared, **kwargs
+        )
 
     return build

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,8 +99,10 @@ def _looks_csv(text: str, name: str) -> bool:
 def _parse_text(text: str, name: str, delimiter: str | None) -> np.ndarray:
     """Fast path through numpy; on any problem, a line-by-line scan names the first bad line."""
     try:
-        raw = np.loadtxt(io.StringIO(text), dtype=np.int64, comments=_COMMENTS, delimiter=delimiter,
-                         usecols=(0, 1), ndmin=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data": handled below
+            raw = np.loadtxt(io.StringIO(text), dtype=np.int64, comments=_COMMENTS, delimiter=delimiter,
+                             usecols=(0, 1), ndmin=2)
     except ValueError:
         raw = None
     if raw is None or raw.shape[0] == 0 or (raw < 0).any() or (raw > MAX_VERTEX_ID).any():

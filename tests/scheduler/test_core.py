@@ -136,8 +136,11 @@ def test_totals_agree_with_networkx_on_a_random_stream(name, make_core):
         ins = rng.integers(0, 30, size=(45, 2))
         ins = ins[ins[:, 0] != ins[:, 1]]
         present = list(g.edges)
-        dele = [present[i] for i in rng.choice(len(present), size=min(15, len(present)), replace=False)] \
-            if present else []
+        dele = (
+            [present[i] for i in rng.choice(len(present), size=min(15, len(present)), replace=False)]
+            if present
+            else []
+        )
         out = core.apply(ins, dele)
         g.remove_edges_from(dele)
         g.add_edges_from(ins.tolist())
