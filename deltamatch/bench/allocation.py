@@ -14,8 +14,9 @@ clock and share the machine's cores.
 Prediction accuracy is measured on a separate probe replica that follows the same
 batches: each side's tasks are cut into random groups, each group is timed with
 `backend.count` (best of two, CPU time), and Spearman's rank correlation is taken between the
-groups' predicted and measured cost, for G2Miner's estimate, PGMiner's model and the
-calibrated model (the calibrator as the `calibrated` run left it before that batch).
+groups' predicted and measured cost, for G2Miner's estimate, PGMiner's model, that model
+with neighbour-degree scans, and the calibrated model (the calibrator as the `calibrated`
+run left it before that batch).
 
 `run_allocation_bench(context)` is what the `deltamatch bench --extra allocation` suite
 calls; `python -m deltamatch.bench.allocation` runs it standalone and writes the CSV and
@@ -47,7 +48,7 @@ from deltamatch.workers.replica import GraphReplica
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 MIX = "mix"
-ESTIMATORS = ("g2miner", "pgminer", "calibrated")
+ESTIMATORS = ("g2miner", "pgminer", "neighbour-scan", "calibrated")
 
 
 @dataclass
@@ -130,6 +131,7 @@ def _case(config: AllocationConfig, graph: BenchGraph, workload: Workload, names
     for row in rows:
         est = row["policy"]
         row["spearman"] = accuracy[est] if accuracy and est in accuracy else ""
+        row["spearman_neighbour_scan"] = accuracy.get("neighbour-scan", "") if accuracy else ""
         row["spearman_groups"] = accuracy["groups"] if accuracy else ""
     return rows
 
@@ -230,10 +232,11 @@ class _Probe:
         if tasks.size == 0:
             return
         f = feats.side(side)
-        model = predict_task_cost(tasks, shape, feats.pairs, f)
-        costs = {"g2miner": g2miner_cost(tasks, feats.pairs, f), "pgminer": model}
+        refined = predict_task_cost(tasks, shape, feats.pairs, f, neighbour_scan=True)
+        costs = {"g2miner": g2miner_cost(tasks, feats.pairs, f),
+                 "pgminer": predict_task_cost(tasks, shape, feats.pairs, f), "neighbour-scan": refined}
         if calibrator.fitted(pid):
-            costs["calibrated"] = calibrator.seconds(pid, tasks, model)
+            costs["calibrated"] = calibrator.seconds(pid, tasks, refined)
         perm = self.rng.permutation(tasks.size)
         backend = self.replica.backend
         for chunk in np.array_split(perm, min(self.groups, tasks.size)):

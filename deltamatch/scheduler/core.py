@@ -237,10 +237,12 @@ class SchedulerCore:
 
     def _model_cost(self, pid: int, side: str, tasks: TaskList,
                     feats: PairFeatures | None) -> np.ndarray | None:
-        """PGMiner's predicted cost of one group's tasks, when features were computed."""
+        """The model's predicted cost of one group's tasks, when features were computed:
+        PGMiner's, with neighbour-degree scans under `calibrated` (what its fit scales)."""
         if feats is None:
             return None
-        return predict_task_cost(tasks, self.patterns[pid].shape, feats.pairs, feats.side(side))
+        return predict_task_cost(tasks, self.patterns[pid].shape, feats.pairs, feats.side(side),
+                                 neighbour_scan=self.policy == "calibrated")
 
     def _policy_costs(self, keys, groups, model, feats: PairFeatures | None) -> list[np.ndarray]:
         """The cost each task carries into the allocator under the current policy."""

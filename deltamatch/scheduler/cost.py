@@ -89,11 +89,17 @@ def task_degrees(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> tup
 
 
 def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
-                      feats: SideFeatures) -> np.ndarray:
-    """PGMiner's predicted cost of every task (float64[T]; see the module docstring)."""
+                      feats: SideFeatures, neighbour_scan: bool = False) -> np.ndarray:
+    """PGMiner's predicted cost of every task (float64[T]; see the module docstring).
+
+    With `neighbour_scan` a matched non-seed vertex's row is taken to be as long as the
+    mean degree at the end of an edge (Σd²/Σd) instead of d̄: the vertices a search
+    reaches are neighbours, and on skewed graphs those have far more than d̄ edges.
+    """
     du, dv, common = task_degrees(tasks, pairs, feats)
     n = float(max(feats.num_vertices, 1))
     davg = float(feats.avg_degree)
+    dscan = float(feats.neighbour_degree) if neighbour_scan else davg
     p = tasks.plan
     partial = np.ones(tasks.size)
     cost = np.ones(tasks.size)
@@ -102,7 +108,7 @@ def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
         q = shape.rest[p, level]
         survive = shape.survive[p, level]
         scan = np.minimum(np.where(a, du, np.inf), np.where(b, dv, np.inf))
-        scan = np.minimum(scan, np.where(q > 0, davg, np.inf))
+        scan = np.minimum(scan, np.where(q > 0, dscan, np.inf))
         cost += partial * scan * survive * (1 + shape.checks[p, level])
         if level < shape.k - 1:
             eq1 = n * np.where(a, du / n, 1.0) * np.where(b, dv / n, 1.0)

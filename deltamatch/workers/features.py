@@ -30,6 +30,8 @@ class SideFeatures:
     common: np.ndarray  # int32[C]: |N(changed[r, 0]) ∩ N(changed[r, 1])|
     num_vertices: int  # vertices with at least one edge
     avg_degree: float  # 2|E| / num_vertices
+    neighbour_degree: float = 0.0  # Σ d² / Σ d: mean degree at the far end of a random edge
+    square_sum: int = 0  # Σ d², kept so the next batch can update it
 
 
 @dataclass(frozen=True)
@@ -133,11 +135,12 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, sample, out_ol
 
 
 def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int,
-                  common: bool = True, sample: int = COMMON_SAMPLE) -> PairFeatures:
+                  common: bool = True, sample: int = COMMON_SAMPLE,
+                  square_sum_old: int | None = None) -> PairFeatures:
     """Features of `batch`'s changed pairs on `graph` (= G_old, batch not yet applied).
 
-    `vertices_old` is G_old's vertex count (kept incrementally by the caller); G_new's
-    count follows from the degrees of the touched vertices.  Without `common` the
+    `vertices_old` and `square_sum_old` (Σ d², computed when None) describe G_old and are
+    kept incrementally by the caller; G_new's follow from the touched vertices' degrees.  Without `common` the
     common-neighbour counts are left 0 (no plan needs them: the costly part is skipped).
     With `sample` > 0, a smaller row longer than `sample` is probed at `sample` evenly
     spaced entries and the count scaled up (0: exact).
@@ -160,6 +163,9 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     d_new_t = d_old_t + delta
     vertices_new = vertices_old + int(np.count_nonzero((d_old_t == 0) & (d_new_t > 0))) \
         - int(np.count_nonzero((d_old_t > 0) & (d_new_t == 0)))
+    if square_sum_old is None:
+        square_sum_old = int(np.dot(degree.astype(np.int64), degree.astype(np.int64)))
+    square_sum_new = square_sum_old + int((d_new_t * d_new_t - d_old_t * d_old_t).sum())
     lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
     hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
     keys = np.sort((lo << 32) | hi)
@@ -173,7 +179,9 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     edges_old = graph.num_edges
     edges_new = edges_old + batch.inserted.shape[0] - n_del
     old = SideFeatures(d_old_t[slot0].astype(np.int32), d_old_t[slot1].astype(np.int32), common_old,
-                       vertices_old, 2.0 * edges_old / max(vertices_old, 1))
+                       vertices_old, 2.0 * edges_old / max(vertices_old, 1),
+                       square_sum_old / max(2 * edges_old, 1), square_sum_old)
     new = SideFeatures(d_new_t[slot0].astype(np.int32), d_new_t[slot1].astype(np.int32), common_new,
-                       vertices_new, 2.0 * edges_new / max(vertices_new, 1))
+                       vertices_new, 2.0 * edges_new / max(vertices_new, 1),
+                       square_sum_new / max(2 * edges_new, 1), square_sum_new)
     return PairFeatures(pairs, old, new)

@@ -59,7 +59,7 @@ class GraphReplica:
         self.version = 0
         self.tasks_run = 0
         self.busy_seconds = 0.0
-        self._vertex_count: tuple[int, int, int] | None = None  # (version, edges, vertices)
+        self._graph_totals: tuple[int, int, int, int] | None = None  # (version, edges, vertices, Σd²)
 
     @property
     def graph(self):
@@ -82,17 +82,16 @@ class GraphReplica:
         if not wanted:
             return None
         g = self.graph
-        cached = self._vertex_count
-        if cached is not None and cached[:2] == (self.version, g.num_edges):
-            vertices = cached[2]
-        else:
-            vertices = g.num_vertices
         start = self.clock()
-        feats = pair_features(g, batch, vertices, common)
+        cached = self._graph_totals
+        if cached is not None and cached[:2] == (self.version, g.num_edges):
+            feats = pair_features(g, batch, cached[2], common, square_sum_old=cached[3])
+        else:
+            feats = pair_features(g, batch, g.num_vertices, common)
         feats = replace(feats, seconds=self.clock() - start)
-        # The scheduler applies the batch it prepared as the next version: keep G_new's count.
+        # The scheduler applies the batch it prepared as the next version: keep G_new's totals.
         edges_new = g.num_edges + batch.inserted.shape[0] - batch.deleted.shape[0]
-        self._vertex_count = (self.version + 1, edges_new, feats.new.num_vertices)
+        self._graph_totals = (self.version + 1, edges_new, feats.new.num_vertices, feats.new.square_sum)
         return feats
 
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:

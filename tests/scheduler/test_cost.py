@@ -10,9 +10,9 @@ from deltamatch.workers.features import SideFeatures
 PAIRS = np.array([[0, 1]], dtype=np.int32)
 
 
-def _feats(du=10, dv=4, common=3, n=100, davg=5.0):
+def _feats(du=10, dv=4, common=3, n=100, davg=5.0, dnbr=7.0):
     arr = lambda x: np.array([x], dtype=np.int32)  # noqa: E731
-    return SideFeatures(arr(du), arr(dv), arr(common), n, davg)
+    return SideFeatures(arr(du), arr(dv), arr(common), n, davg, dnbr)
 
 
 def _task(u=0, v=1, plan=0):
@@ -124,3 +124,10 @@ def test_only_patterns_with_eq2_before_the_last_position_need_common_neighbours(
     assert not _shared("triangle").needs_common
     assert not _shared("4-cycle").needs_common
     assert _shared("4-clique").needs_common
+
+
+def test_neighbour_scan_replaces_the_average_degree_in_scans_only():
+    shape = _shared("4-cycle")
+    # position 3 scans min(du, Σd²/Σd = 7) instead of min(du, 5); Eq. 1 sizes are unchanged
+    cost = predict_task_cost(_task(), shape, PAIRS, _feats(), neighbour_scan=True)
+    assert cost == pytest.approx([1 + 4 + 4 * 7 * 2])

@@ -44,6 +44,9 @@ def test_features_match_brute_force_on_both_sides(seed):
             assert f.common[r] == len(adj.get(x, set()) & adj.get(y, set()))
         assert f.num_vertices == len(adj)
         assert f.avg_degree == pytest.approx(2 * len(edges) / len(adj))
+        squares = sum(len(n) ** 2 for n in adj.values())
+        assert f.square_sum == squares
+        assert f.neighbour_degree == pytest.approx(squares / (2 * len(edges)))
 
 
 def test_side_rejects_unknown_name():
@@ -53,16 +56,20 @@ def test_side_rejects_unknown_name():
         feats.side("middle")
 
 
-def test_replica_keeps_vertex_count_across_batches():
+def test_replica_keeps_graph_totals_across_batches():
     base, ins, dele = _random_batch(3)
     r = GraphReplica("cpu")
     r.apply_only(1, r.normalize(base, None))
     for version, (i, d) in enumerate([(ins[:30], dele[:10]), (ins[30:], dele[10:])], start=2):
         batch = r.normalize(i, d)
         feats = r.task_features(batch)
+        degree = r.graph.degree.astype(np.int64)
         assert feats.old.num_vertices == r.graph.num_vertices
+        assert feats.old.square_sum == int(degree @ degree)
         r.execute(version, batch, {}, 0)
+        degree = r.graph.degree.astype(np.int64)
         assert feats.new.num_vertices == r.graph.num_vertices
+        assert feats.new.square_sum == int(degree @ degree)
     assert r.task_features(r.normalize(ins[:5], None), wanted=False) is None
 
 
