@@ -94,8 +94,13 @@ def run_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+CROSSOVERS = (("gpu", "cpu-all", "the GPU", "the all-core CPU"),
+              ("cpu-all", "cpu-1", "all cores", "one core"))
+
+
 def crossover_lines(rows: list[dict]) -> list[str]:
-    """Per (pattern, batch size) of a sweep: the first RMAT size where the GPU beats the all-core CPU."""
+    """Per (pattern, batch size) of a sweep: the first RMAT size where the GPU beats the all-core
+    CPU (and where all cores beat one), in updates/s, with the problem size."""
     groups: dict[tuple, dict[int, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
     for r in rows:
         if r["scale"]:
@@ -103,32 +108,32 @@ def crossover_lines(rows: list[dict]) -> list[str]:
     out = []
     for (pattern, induced, batch), by_scale in sorted(groups.items()):
         label = f"{pattern}{' (induced)' if induced == 'True' else ''}, batch {int(batch):,}"
-        scales = sorted(by_scale)
-        gpu_rows = [by_scale[s].get("gpu") for s in scales]
-        if not any(g and g["status"] in ("ok", "capped") for g in gpu_rows):
-            why = next((g["note"] for g in gpu_rows if g and g["note"]), "no gpu engine in this run")
-            out.append(f"crossover {label}: not measured ({why})")
-            continue
-        found = None
-        for s in scales:
-            g, c = by_scale[s].get("gpu"), by_scale[s].get("cpu-all")
-            gv = _num(g["updates_per_s"]) if g else None
-            cv = _num(c["updates_per_s"]) if c else None
-            if gv is not None and cv is not None and gv > cv:
-                found = (s, g, gv, cv)
-                break
-        if found is None:
-            top = by_scale[scales[-1]]
-            size = next(iter(top.values()))
-            out.append(f"crossover {label}: the GPU never beat the all-core CPU up to RMAT scale "
-                       f"{scales[-1]} (V={int(size['V']):,}, E={int(size['E']):,}, "
-                       f"max degree {int(size['max_degree']):,})")
-        else:
-            s, g, gv, cv = found
-            out.append(f"crossover {label}: GPU first beats the all-core CPU at RMAT scale {s} "
-                       f"(V={int(g['V']):,}, E={int(g['E']):,}, max degree {int(g['max_degree']):,}): "
-                       f"{gv:,.0f} vs {cv:,.0f} updates/s")
+        for fast, slow, fast_name, slow_name in CROSSOVERS:
+            out.append(f"crossover {label}, {fast} over {slow}: "
+                       + _crossover(by_scale, fast, slow, fast_name, slow_name))
     return out
+
+
+def _size(row: dict) -> str:
+    return f"V={int(row['V']):,}, E={int(row['E']):,}, max degree {int(row['max_degree']):,}"
+
+
+def _crossover(by_scale: dict[int, dict[str, dict]], fast: str, slow: str, fast_name: str,
+               slow_name: str) -> str:
+    scales = sorted(by_scale)
+    ran = [by_scale[s][fast] for s in scales if fast in by_scale[s]]
+    if not any(r["status"] in ("ok", "capped") for r in ran) or not any(slow in by_scale[s] for s in scales):
+        why = next((r["note"] for r in ran if r["note"]), f"no {fast} or {slow} engine in this run")
+        return f"not measured ({why})"
+    for s in scales:
+        f, w = by_scale[s].get(fast), by_scale[s].get(slow)
+        fv = _num(f["updates_per_s"]) if f else None
+        wv = _num(w["updates_per_s"]) if w else None
+        if fv is not None and wv is not None and fv > wv:
+            return (f"{fast_name} first beats {slow_name} at RMAT scale {s} ({_size(f)}): "
+                    f"{fv:,.0f} vs {wv:,.0f} updates/s")
+    top = next(iter(by_scale[scales[-1]].values()))
+    return f"{fast_name} never beat {slow_name} up to RMAT scale {scales[-1]} ({_size(top)})"
 
 
 INTRO = """\

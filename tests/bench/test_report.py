@@ -27,7 +27,9 @@ def _sweep() -> list[dict]:
 
 
 def test_crossover_is_the_first_scale_where_the_gpu_wins():
-    (line,) = crossover_lines(_sweep())
+    gpu, cpu = crossover_lines(_sweep())
+    assert "not measured" in cpu
+    line = gpu
     assert "scale 11" in line and "E=1,100" in line and "150 vs 120" in line
 
 
