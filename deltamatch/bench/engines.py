@@ -21,7 +21,8 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.workers.replica import GraphReplica, PatternPlans
 
 ALL_THREADS = numba.config.NUMBA_NUM_THREADS
-ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "cpu-all-noshare", "gpu-noshare", "networkx", "rest")
+ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "cpu-1-noshare", "cpu-all-noshare", "gpu-noshare",
+           "networkx", "rest")
 DEFAULT_ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "networkx")
 
 

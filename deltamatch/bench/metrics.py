@@ -8,7 +8,7 @@ from deltamatch.bench.engines import EngineRun
 from deltamatch.bench.workload import Workload
 
 BASELINES = ("cpu-1", "cpu-all", "recount", "networkx", "gpu")
-INCREMENTAL = ("cpu-1", "cpu-all", "gpu", "cpu-all-noshare", "gpu-noshare", "rest")
+INCREMENTAL = ("cpu-1", "cpu-all", "gpu", "cpu-1-noshare", "cpu-all-noshare", "gpu-noshare", "rest")
 
 
 def column(engine: str) -> str:

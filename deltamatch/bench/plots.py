@@ -11,7 +11,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ENGINE_ORDER = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "recount", "networkx", "rest")
+ENGINE_ORDER = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "cpu-1-noshare", "recount",
+                "networkx", "rest")
 
 
 def _rows(path: Path) -> list[dict]:

@@ -18,9 +18,11 @@ from deltamatch.bench.graphs import REPO_ROOT
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 MARKER = "<!-- section: bench -->"
-ENGINES = ("gpu", "cpu-all", "cpu-1", "recount", "networkx")
+ENGINES = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "cpu-1-noshare", "recount",
+           "networkx", "rest")
 RATIOS = (("cpu-all", "cpu_1"), ("cpu-1", "recount"), ("cpu-all", "recount"), ("cpu-all", "networkx"),
-          ("gpu", "cpu_all"), ("gpu", "recount"))
+          ("gpu", "cpu_all"), ("gpu", "recount"), ("cpu-1-noshare", "cpu_1"), ("cpu-all-noshare", "cpu_all"),
+          ("gpu-noshare", "gpu"), ("rest", "cpu_all"))
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -57,7 +59,8 @@ def _rate(row: dict | None) -> str:
     value = _num(row["updates_per_s"])
     if value is None:
         return f"{row['status']} (no batch finished)" if row["status"] == "capped" else row["status"]
-    mark = f" (capped, {row['batches_run']} batches)" if row["status"] == "capped" else ""
+    n = int(row["batches_run"] or 0)
+    mark = f" (capped after {n} batch{'' if n == 1 else 'es'})" if row["status"] == "capped" else ""
     return f"{value:,.0f}{mark}"
 
 
@@ -77,15 +80,18 @@ def run_table(rows: list[dict]) -> str:
             f"`deltamatch bench {r0['argv']}`; load fraction {r0['load_fraction']}, "
             f"{r0['workers']} worker(s); 1-min load average during the run "
             f"{min(float(r['loadavg']) for r in rows):.1f}–{max(float(r['loadavg']) for r in rows):.1f}.")
-    cols = ["graph", "V", "E", "max deg", "batch", "del", "pattern"] + [f"{e} upd/s" for e in ENGINES]
-    cols += [f"{a} ÷ {b.replace('_', '-')}" for a, b in RATIOS] + ["agree"]
+    present = {r["engine"] for r in rows}
+    engines = [e for e in ENGINES if e in present]
+    ratios = [(a, b) for a, b in RATIOS if a in present and b.replace("_", "-") in present]
+    cols = ["graph", "V", "E", "max deg", "batch", "del", "pattern"] + [f"{e} upd/s" for e in engines]
+    cols += [f"{a} ÷ {b.replace('_', '-')}" for a, b in ratios] + ["agree"]
     lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for key, by_engine in _cases(rows).items():
         graph, v, e, dmax, pattern, induced, batch, dele = key
         cells = [graph, f"{int(v):,}", f"{int(e):,}", f"{int(dmax):,}", f"{int(batch):,}", dele,
                  pattern + (" (induced)" if induced == "True" else "")]
-        cells += [_rate(by_engine.get(name)) for name in ENGINES]
-        for a, b in RATIOS:
+        cells += [_rate(by_engine.get(name)) for name in engines]
+        for a, b in ratios:
             value = _num(by_engine[a][f"speedup_vs_{b}"]) if a in by_engine else None
             cells.append(f"{value:.3g}×" if value is not None else "")
         verdicts = {r["agree"] for r in by_engine.values() if r["agree"]}

@@ -106,7 +106,7 @@ def _engine_runner(name: str, config: BenchConfig, gpu_ok: bool, gpu_why: str) -
 
         return lambda w, p, cb: run_rest(w, p, url=config.rest_url, time_limit=limit, on_batch=cb)
     backend = "cuda" if name.startswith("gpu") else "cpu"
-    threads = 1 if name == "cpu-1" else eng.ALL_THREADS
+    threads = 1 if name.startswith("cpu-1") else eng.ALL_THREADS
     shared = not name.endswith("-noshare")
     return lambda w, p, cb: eng.run_incremental(
         w, p, engine=name, backend=backend, threads=threads, workers=config.workers, shared=shared,
