@@ -1,0 +1,90 @@
+"""Plans: matching orders, symmetry constraints (exactly one embedding per match), plan counts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
+from deltamatch.scheduler.plans import (
+    compile_plans,
+    isomorphic_masks,
+    matching_order,
+    pair_bit,
+    per_edge_plans,
+    shared_plans,
+    static_plan,
+    symmetry_constraints,
+)
+
+SMALL = [n for n in BUILTIN_PATTERNS if parse_pattern(n).k <= 6]
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_full_group_constraints_keep_exactly_one_labelling_per_orbit(name):
+    p = parse_pattern(name)
+    aut = p.automorphisms
+    cons = symmetry_constraints(aut, tuple(range(p.k)))
+    # Labellings f of k distinct values: every Aut-orbit {f o s} has exactly one member satisfying cons.
+    for f in itertools.permutations(range(p.k)):
+        orbit = {tuple(f[s[x]] for x in range(p.k)) for s in aut}
+        assert sum(all(g[a] < g[b] for a, b in cons) for g in orbit) == 1
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_shared_plan_constraints_break_only_the_seed_stabilizer(name):
+    p = parse_pattern(name)
+    for plan in shared_plans(p):
+        a, b = plan.seed
+        stab = p.automorphisms[(p.automorphisms[:, a] == a) & (p.automorphisms[:, b] == b)]
+        for f in itertools.permutations(range(p.k)):
+            orbit = {tuple(f[s[x]] for x in range(p.k)) for s in stab}
+            assert sum(all(g[x] < g[y] for x, y in plan.constraints) for g in orbit) == 1
+
+
+@pytest.mark.parametrize("name", BUILTIN_PATTERNS)
+def test_plan_counts_shared_vs_per_edge(name):
+    p = parse_pattern(name)
+    assert len(shared_plans(p)) == len(p.edge_classes)
+    assert len(per_edge_plans(p)) == len(p.oriented_pairs)
+    assert len(shared_plans(p)) <= len(per_edge_plans(p))
+
+
+def test_published_plan_counts():
+    counts = {
+        n: (len(per_edge_plans(parse_pattern(n))), len(shared_plans(parse_pattern(n))))
+        for n in ("house", "P2", "P6")
+    }
+    assert counts == {"house": (12, 6), "P2": (18, 3), "P6": (28, 6)}
+
+
+@pytest.mark.parametrize("name", BUILTIN_PATTERNS)
+def test_orders_start_at_the_seed_and_stay_connected(name):
+    p = parse_pattern(name)
+    for seed in p.oriented_pairs:
+        order = matching_order(p, seed)
+        assert order[:2] == seed and sorted(order) == list(range(p.k))
+        for i in range(2, p.k):
+            assert p.adjacency[order[i], list(order[:i])].any()
+    assert static_plan(p).seed_is_edge
+
+
+def test_compiled_plans_are_in_position_space():
+    p = parse_pattern("tailed-triangle")
+    plans = shared_plans(p)
+    table = compile_plans(p, plans)
+    for i, plan in enumerate(plans):
+        pos = {x: j for j, x in enumerate(plan.order)}
+        for x, y in itertools.combinations(range(p.k), 2):
+            assert table.conn[i, pos[x], pos[y]] == p.adjacency[x, y]
+        for x, y in plan.constraints:
+            assert table.cmp[i, pos[x], pos[y]] == -1 and table.cmp[i, pos[y], pos[x]] == 1
+
+
+def test_isomorphic_masks_count_the_labellings():
+    for name, labellings in (("triangle", 1), ("4-path", 12), ("4-cycle", 3), ("diamond", 6)):
+        masks = isomorphic_masks(parse_pattern(name, induced=True))
+        assert masks.shape[0] == labellings and np.all(np.diff(masks) > 0)
+    assert sorted(pair_bit(a, b) for a, b in itertools.combinations(range(8), 2)) == list(range(28))
