@@ -174,6 +174,7 @@ class Scheduler:
         self._snapshot = Snapshot()
         self.batch_ids = None
         self.devices: list[dict] = []
+        self._devices_at: list[int] = []
         self.in_flight_version: int | None = None
         self.recovered: dict = {}
         self._graph_stats = {"vertices": 0, "edges": 0, "max_degree": 0}
@@ -196,6 +197,7 @@ class Scheduler:
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
             self.devices = ray.get([h.info.remote() for h in self.handles])
+            self._devices_at = list(self.pool.rebuilds)
             self.recovered = {
                 "version": state.version,
                 "patterns": len(state.patterns),
@@ -322,7 +324,17 @@ class Scheduler:
 
     # observability -------------------------------------------------------------
     def cluster(self) -> dict:
-        """Workers (device, counters) and graph stats, without calling the workers."""
+        """Workers (device, counters) and graph stats; refreshed only when no batch holds the lock."""
+        if self._ready and self.lock.acquire(blocking=False):
+            try:
+                stats = self.pool.call_one(0, "stats")
+                self._graph_stats = {k: stats[k] for k in ("vertices", "edges", "max_degree")}
+                for w, seen in enumerate(self._devices_at):
+                    if seen != self.pool.rebuilds[w]:  # a restarted worker: new process, maybe new device
+                        self.devices[w] = self.pool.call_one(w, "info")
+                        self._devices_at[w] = self.pool.rebuilds[w]
+            finally:
+                self.lock.release()
         workers = []
         for w, dev in enumerate(self.devices):
             workers.append({
@@ -331,12 +343,6 @@ class Scheduler:
                 "node": dev.get("node"), "pid": dev.get("pid"), "tasks_run": self.pool.tasks_run[w],
                 "busy_seconds": round(self.pool.busy_seconds[w], 6), "rebuilds": self.pool.rebuilds[w],
             })
-        if self._ready and self.lock.acquire(blocking=False):
-            try:
-                stats = self.pool.call_one(0, "stats")
-                self._graph_stats = {k: stats[k] for k in ("vertices", "edges", "max_degree")}
-            finally:
-                self.lock.release()
         return {"workers": workers, "graph": dict(self._graph_stats, version=self.core.version),
                 "patterns": len(self.core.patterns), "in_flight_version": self.in_flight_version,
                 "recovered": self.recovered, "ready": self._ready}

@@ -177,7 +177,7 @@ class Service:
 
 def _edge_array(value, name: str) -> np.ndarray:
     """A JSON edge list as an int64 (n, 2) array; the error names the offending item."""
-    if value is None:
+    if value is None or value == []:
         return np.zeros((0, 2), dtype=np.int64)
     if not isinstance(value, list):
         raise HTTPException(422, f"{name}: must be a list of [u, v] pairs")
@@ -185,7 +185,7 @@ def _edge_array(value, name: str) -> np.ndarray:
         arr = np.asarray(value)
     except (ValueError, OverflowError):
         arr = None
-    if arr is None or (arr.size and arr.dtype.kind not in "iu") or (arr.size and arr.ndim != 2):
+    if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.shape[1] != 2:
         for i, item in enumerate(value):
             if not isinstance(item, list) or len(item) != 2:
                 raise HTTPException(422, f"{name}[{i}]: every edge must be a pair [u, v], got {item!r}")

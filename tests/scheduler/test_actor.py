@@ -99,6 +99,7 @@ def test_worker_killed_mid_batch_completes_the_batch_once(ray_up, tmp_path, make
         time.sleep(0.01)
     time.sleep(0.2)
     handles = ray.get(sched.worker_handles.remote())
+    old_pid = ray.get(sched.cluster.remote())["workers"][1]["pid"]
     ray.kill(handles[1], no_restart=False)
     assert ray.get(sched.cluster.remote())["in_flight_version"] == 2  # killed while the batch ran
     answer, _ = ray.get(ref)
@@ -108,6 +109,7 @@ def test_worker_killed_mid_batch_completes_the_batch_once(ray_up, tmp_path, make
     assert (got["added"], got["total"]) == (want.added_count, want.total)
     info = ray.get(sched.cluster.remote())
     assert info["workers"][1]["rebuilds"] == 1 and info["graph"]["version"] == 2
+    assert info["workers"][1]["pid"] != old_pid  # the restarted process is reported
     assert ray.get(sched.register.remote("4-cycle"))["total"] == want.total  # a from-scratch recount
     again, events = ray.get(sched.apply.remote(heavy, None, "heavy"))
     assert again["version"] == 2 and events == {}

@@ -222,6 +222,7 @@ BAD_UPDATES = {
     "float-id": (b'{"insert": [[1, 2.5]]}', 422, "insert[0]"),
     "string-id": (b'{"insert": [["1", 2]]}', 422, "insert[0]"),
     "not-a-pair": (b'{"insert": [[1, 2], [1, 2, 3]]}', 422, "insert[1]"),
+    "empty-pair": (b'{"insert": [[]]}', 422, "insert[0]"),
     "not-a-list": (b'{"delete": 7}', 422, "delete"),
     "bad-batch-id": (b'{"insert": [[1, 2]], "batch_id": 5}', 422, "batch_id"),
     "over-batch-limit": (json.dumps({"insert": [[i, i + 1] for i in range(501)]}).encode(), 413, "limit"),
