@@ -262,6 +262,10 @@ function drawChart(el, p, big) {
       el.append(svg("text", { x: padL - 6, y: y(t) + 4, class: "axis", "text-anchor": "end" }, fmt(Math.round(t))));
     }
     el.append(svg("text", { x: padL, y: H - 6, class: "axis" }, `v${v0}`));
+    const vm = Math.round((v0 + v1) / 2);
+    if (vm > v0 && vm < v1) {
+      el.append(svg("text", { x: x(vm), y: H - 6, class: "axis", "text-anchor": "middle" }, `v${vm}`));
+    }
     el.append(svg("text", { x: W - padR, y: H - 6, class: "axis", "text-anchor": "end" }, `v${v1}`));
     for (const rv of p.resets) {
       el.append(svg("line", { x1: x(rv), x2: x(rv), y1: padT, y2: H - padB, class: "reset" }));
@@ -356,7 +360,7 @@ function renderDetail() {
   const bits = [`id ${p.id}`, `version ${p.lastVersion}`, `k=${i.k}`, `${i.edges.length} edges`,
     i.induced ? "vertex-induced" : "edge-induced"];
   if (i.automorphisms !== undefined) bits.push(`|Aut| ${i.automorphisms}`);
-  if (i.plans !== undefined) bits.push(`${i.plans} plans`);
+  if (i.plans !== undefined) bits.push(`${i.plans} plan${i.plans === 1 ? "" : "s"}`);
   bits.push(`stream ${p.streamState}`);
   if (p.resets.length) bits.push(`${p.resets.length} reset(s)`);
   if (p.gaps.length) bits.push(`missed versions: ${p.gaps.map(([a, b]) => (a === b ? a : `${a}–${b}`)).join(", ")}`);
