@@ -1,0 +1,106 @@
+"""DynamicGraph: batches against a set model, normalization, growth, compaction, bad input."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from deltamatch.workers.graph import DynamicGraph, GraphInputError, VertexMap, as_pairs
+
+
+def _rows_sorted(g: DynamicGraph) -> bool:
+    return all(
+        np.all(np.diff(g.pool[g.offsets[v] : g.offsets[v] + g.degree[v]]) > 0) for v in range(len(g.vertices))
+    )
+
+
+def test_random_batches_match_a_set_model():
+    rng = random.Random(3)
+    g = DynamicGraph()
+    model: set[tuple[int, int]] = set()
+    for _ in range(40):
+        ins = [(rng.randrange(60) * 7919, rng.randrange(60) * 7919) for _ in range(rng.randrange(80))]
+        ins = [e for e in ins if e[0] != e[1]]
+        dele = [e for e in model if rng.random() < 0.2] + [(1, 2)]
+        batch = g.normalize(ins, dele)
+        g.apply(batch)
+        model = (model - {(min(u, v), max(u, v)) for u, v in dele}) | {(min(u, v), max(u, v)) for u, v in ins}
+        assert set(map(tuple, g.edges().tolist())) == model
+        assert g.num_edges == len(model)
+    assert _rows_sorted(g) and g.relocations > 0
+
+
+def test_normalize_reports_ignored_and_ends_present_when_in_both_lists():
+    g = DynamicGraph()
+    g.apply(g.normalize([(1, 2), (2, 3)], []))
+    b = g.normalize(insert=[(1, 2), (3, 4), (4, 3), (5, 6)], delete=[(2, 3), (9, 9 + 1), (5, 6), (3, 2)])
+    ext = g.vertices.external
+    assert sorted(tuple(sorted(ext[p])) for p in b.deleted) == [(2, 3)]
+    assert sorted(tuple(sorted(ext[p])) for p in b.inserted) == [(3, 4), (5, 6)]
+    assert b.ignored == 8 - 3
+    g.apply(b)
+    assert g.edges().tolist() == [[1, 2], [3, 4], [5, 6]]
+
+
+def test_vertex_range_grows_on_demand_with_large_ids():
+    g = DynamicGraph()
+    g.apply(g.normalize([(2**31 - 1, 0), (2**30, 5)], []))
+    assert g.edges().tolist() == [[0, 2**31 - 1], [5, 2**30]] and g.num_vertices == 4
+
+
+def test_vertex_map_is_first_seen_order():
+    vm = VertexMap()
+    assert vm.intern(np.array([50, 7, 50, 3])).tolist() == [0, 1, 0, 2]
+    assert vm.lookup(np.array([3, 8])).tolist() == [2, -1]
+
+
+def test_compaction_keeps_every_row():
+    g = DynamicGraph()
+    edges = [(u, v) for u in range(40) for v in range(u + 1, 40)]
+    g.apply(g.normalize(edges, []))
+    g.apply(g.normalize([], edges[::2]))
+    g.compact()
+    assert set(map(tuple, g.edges().tolist())) == set(edges[1::2]) and _rows_sorted(g) and g.compactions == 1
+
+
+def test_batch_view_ranks_and_release():
+    g = DynamicGraph()
+    g.apply(g.normalize([(0, 1), (1, 2), (2, 3)], []))
+    pairs = np.array([[0, 1], [1, 2]], dtype=np.int32)
+    view = g.batch_view(pairs)
+    s = view.slot[1]
+    assert view.partner[view.ptr[s] : view.ptr[s + 1]].tolist() == [0, 2]
+    assert view.rank[view.ptr[s] : view.ptr[s + 1]].tolist() == [0, 1]
+    g.release(view)
+    assert (g.batch_view(np.zeros((0, 2), np.int32)).slot == -1).all()
+
+
+@pytest.mark.parametrize(
+    "edges, message",
+    [
+        ([(0, 1), (2, 2)], r"insert\[1\]: self-loop"),
+        ([(0, -1)], r"insert\[0\]: vertex ids"),
+        ([(0, 2**31)], r"insert\[0\]: vertex ids"),
+        ([(0, 1, 2)], "pair"),
+        ([[0, 1], [2]], "pair of integers"),
+        ([("a", "b")], "pair of integers"),
+        (np.zeros((2, 2, 2)), "pair"),
+    ],
+    ids=["self-loop", "negative", "oversized", "triple", "ragged", "strings", "3d"],
+)
+def test_bad_edges_are_rejected_naming_the_item(edges, message):
+    with pytest.raises(GraphInputError, match=message):
+        as_pairs(edges, "insert")
+
+
+def test_rejected_batch_leaves_the_graph_unchanged():
+    g = DynamicGraph()
+    g.apply(g.normalize([(0, 1), (1, 2)], []))
+    before = (g.edges().copy(), len(g.vertices))
+    with pytest.raises(GraphInputError):
+        g.normalize([(5, 6), (7, 7)], [])
+    with pytest.raises(GraphInputError):
+        g.normalize([(5, 6)], [(0, -3)])
+    assert np.array_equal(g.edges(), before[0]) and len(g.vertices) == before[1]

@@ -1,0 +1,55 @@
+"""GraphReplica: batch execution sides, static shares, listed form in external ids."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltamatch.kernels.plan_table import TaskList
+from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
+from deltamatch.workers.replica import GraphReplica, PatternPlans
+
+
+def _replica(name: str = "triangle") -> tuple[GraphReplica, PatternPlans]:
+    p = parse_pattern(name)
+    plans = PatternPlans(compile_plans(p, shared_plans(p)), compile_plans(p, [static_plan(p)]))
+    r = GraphReplica("cpu")
+    r.register(7, plans)
+    return r, plans
+
+
+def test_static_shares_sum_to_the_whole_count():
+    r, _ = _replica("4-clique")
+    k6 = [(u, v) for u in range(6) for v in range(u + 1, 6)]
+    r.apply_only(1, r.normalize(k6, []))
+    assert sum(r.static_count(7, i, 3) for i in range(3)) == r.static_count(7, 0, 1) == 15
+
+
+def test_execute_finds_removed_on_old_and_added_on_new_in_external_ids():
+    r, plans = _replica()
+    r.apply_only(1, r.normalize([(100, 200), (200, 300)], []))
+    batch = r.normalize([(100, 300), (300, 400), (400, 100)], [(100, 200)])
+    changed = batch.changed
+    tasks = {7: (batch_tasks(plans.batch, changed, 1, OLD), batch_tasks(plans.batch, changed, 1, NEW))}
+    res = r.execute(2, batch, tasks, list_limit=10)
+    assert res.version == 2 and r.version == 2
+    assert (res.removed[7].count, res.added[7].count) == (0, 1)
+    assert res.added[7].rows.tolist() == [[100, 300, 400]]
+    assert res.tasks_run == sum(a.size + b.size for a, b in tasks.values())
+
+
+def test_listing_limit_truncates_but_counts_exactly():
+    r, plans = _replica()
+    batch = r.normalize([(u, v) for u in range(7) for v in range(u + 1, 7)], [])
+    tasks = {
+        7: (TaskList.static(np.zeros((0, 2), np.int64)), batch_tasks(plans.batch, batch.changed, 0, NEW))
+    }
+    res = r.execute(1, batch, tasks, list_limit=4)
+    assert (res.added[7].count, res.added[7].rows.shape[0], res.added[7].truncated) == (35, 4, True)
+
+
+def test_stats_describe_the_graph():
+    r, _ = _replica()
+    r.apply_only(3, r.normalize([(1, 2), (2, 3), (2, 4)], []))
+    assert r.stats() == {"vertices": 4, "edges": 3, "max_degree": 3, "version": 3}
