@@ -130,6 +130,16 @@ def test_cursor_older_than_retention_gets_reset(service, client, push, mirror):
     assert ev["version"] == mirror.version and ev["total"] == len(mirror.matches(p))
 
 
+def test_idle_stream_sends_keepalive_comments(service, client):
+    p = client.register_pattern("triangle")
+    with httpx.stream("GET", f"{service.url}/v1/patterns/{p['id']}/deltas", timeout=10) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        assert r.headers["x-accel-buffering"] == "no"
+        for line in r.iter_lines():
+            if line == ": keep-alive":  # the test service sends one every second
+                break
+
+
 def test_max_matches_caps_listings_and_keeps_counts_exact(service, client, push, mirror):
     p = client.register_pattern("triangle")
     start = mirror.version
