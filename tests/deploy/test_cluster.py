@@ -173,7 +173,8 @@ def tmp_root() -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _start_cluster(tmp: Path, node_gpus: list[int]) -> Cluster:
+def _launch_cluster(tmp: Path, node_gpus: list[int]) -> Cluster:
+    """Start a head and len(node_gpus) - 1 worker nodes, without waiting for them."""
     tmp.mkdir()
     env = _base_env(tmp)
     head_port = _free_port()
@@ -185,7 +186,6 @@ def _start_cluster(tmp: Path, node_gpus: list[int]) -> Cluster:
                       **_node_settings(tmp, names[0], node_gpus[0]))
         for name, gpus in zip(names[1:], node_gpus[1:], strict=True):
             cluster.start("worker", RAY_ADDRESS=cluster.ray_address, **_node_settings(tmp, name, gpus))
-        cluster.wait_ready()
     except BaseException:
         cluster.stop()
         raise
@@ -248,21 +248,28 @@ def _run_workload(url: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def single_node_run(tmp_root: Path) -> dict:
-    cluster = _start_cluster(tmp_root / "single", [NUM_WORKERS])
+def clusters(tmp_root: Path) -> Iterator[dict[str, Cluster]]:
+    """A single-node and a two-node cluster, started side by side (their start-ups overlap)."""
+    started: dict[str, Cluster] = {}
     try:
-        return _run_workload(cluster.url)
+        started["single"] = _launch_cluster(tmp_root / "single", [NUM_WORKERS])
+        started["two"] = _launch_cluster(tmp_root / "two", [1, 1])
+        for cluster in started.values():
+            cluster.wait_ready()
+        yield started
     finally:
-        cluster.stop()
+        for cluster in started.values():
+            cluster.stop()
 
 
 @pytest.fixture(scope="module")
-def two_nodes(tmp_root: Path, single_node_run: dict) -> Iterator[Cluster]:
-    cluster = _start_cluster(tmp_root / "two", [1, 1])
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+def two_nodes(clusters: dict[str, Cluster]) -> Cluster:
+    return clusters["two"]
+
+
+@pytest.fixture(scope="module")
+def single_node_run(clusters: dict[str, Cluster]) -> dict:
+    return _run_workload(clusters["single"].url)
 
 
 @pytest.fixture(scope="module")
