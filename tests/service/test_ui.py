@@ -212,8 +212,7 @@ def set_token(driver, token: str) -> None:
 
 
 def pattern_ids(api) -> set[str]:
-    data = api.get("/v1/patterns").json()
-    return {str(p["id"]) for p in (data if isinstance(data, list) else data["patterns"])}
+    return {str(p["id"]) for p in api.get("/v1/patterns").json()}
 
 
 def submit_pattern(driver, spec: str, induced: bool = False, label: str = "") -> None:

@@ -16,9 +16,10 @@ const state = {
   token: sessionStorage.getItem("deltamatch-token") || "",
   patterns: new Map(),  // id -> pattern view state, in registration order
   selected: null,
-  samples: [],          // [{t, updates, batches, latencySum}] from /metrics, newest last
+  samples: [],          // rate window: /metrics counters and worker busy times, newest last
   online: null,
   lastRegistered: null, // id of the pattern this page's form registered last
+  deletedAt: new Map(), // id -> when this page deleted it (a poll already in flight still lists it)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -41,14 +42,7 @@ function fmt(n) {
 
 function errorText(body, status) {
   const detail = body && body.detail;
-  if (typeof detail === "string") return detail;
-  if (Array.isArray(detail)) {  // FastAPI validation errors: [{loc, msg}, ...]
-    return detail.map((d) => {
-      const loc = (d.loc || []).filter((x) => x !== "body").join(".");
-      return loc ? `${loc}: ${d.msg}` : d.msg;
-    }).join("; ");
-  }
-  return `HTTP ${status}`;
+  return typeof detail === "string" ? detail : `HTTP ${status}`;
 }
 
 async function api(method, path, body) {
@@ -99,6 +93,7 @@ function addPattern(info) {
   const id = String(info.id);
   if (state.patterns.has(id)) return state.patterns.get(id);
   const p = patternView(info);
+  p.addedAt = performance.now();
   state.patterns.set(id, p);
   if (state.selected === null) state.selected = id;
   return p;
@@ -114,20 +109,22 @@ function removePattern(id) {
 }
 
 async function pollPatterns() {
+  const started = performance.now();
   try {
-    const data = await api("GET", "/v1/patterns");
+    const list = await api("GET", "/v1/patterns");
     setOnline(true);
-    const list = Array.isArray(data) ? data : (data.patterns || []);
     const seen = new Set();
     for (const info of list) {
       const id = String(info.id);
       seen.add(id);
+      if (state.deletedAt.get(id) > started) continue;
       const p = state.patterns.get(id) || addPattern(info);
       p.info = info;
       // Shown while the pattern is not streamed; its stream fills the chart in when reopened.
       p.polled = { version: info.version, total: info.total };
     }
-    for (const id of [...state.patterns.keys()]) if (!seen.has(id)) removePattern(id);
+    for (const [id, p] of [...state.patterns]) if (!seen.has(id) && p.addedAt < started) removePattern(id);
+    for (const [id, t] of [...state.deletedAt]) if (t < started) state.deletedAt.delete(id);
     syncStreams();
     render();
   } catch (err) {
@@ -212,8 +209,9 @@ function onDelta(p, d) {
 
 function onReset(p, d) {
   // The server no longer holds the versions after our cursor: jump to its current total.
-  if (d.version > p.lastVersion + 1) p.gaps.push([p.lastVersion + 1, d.version]);
+  if (d.version > p.lastVersion + 1) p.gaps.push([p.lastVersion + 1, d.version - 1]);
   p.resets.push(d.version);
+  if (d.version > p.lastVersion) p.versions.push(d.version);
   p.lastVersion = d.version;
   p.total = d.total;
   pushPoint(p, [d.version, d.total]);
@@ -338,8 +336,10 @@ function renderNow() {
 function matchItems(el, items) {
   el.replaceChildren(...items.map(({ v, m }) => {
     const li = document.createElement("li");
-    li.innerHTML = `<span class="mv">v${v}</span> `;
-    li.append(`(${m.join(", ")})`);
+    const mv = document.createElement("span");
+    mv.className = "mv";
+    mv.textContent = `v${v}`;
+    li.append(mv, ` (${m.join(", ")})`);
     return li;
   }));
 }
@@ -435,6 +435,7 @@ async function registerPattern(ev) {
 async function deletePattern(id) {
   try {
     await api("DELETE", `/v1/patterns/${encodeURIComponent(id)}`);
+    state.deletedAt.set(id, performance.now());
     removePattern(id);
     syncStreams();
     render();
