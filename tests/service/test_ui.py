@@ -19,6 +19,7 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 TOKEN = "ui-test-token"
+RETENTION = 8  # events the service keeps per pattern: small, so a test can fall behind it
 WAIT_S = 30
 
 pytestmark = [
@@ -52,7 +53,8 @@ class ServiceProcess:
         self.url = f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        env = {**os.environ, "DELTAMATCH_TOKEN": TOKEN, "RAY_USAGE_STATS_ENABLED": "0"}
+        env = {**os.environ, "DELTAMATCH_TOKEN": TOKEN, "DELTAMATCH_RETENTION": str(RETENTION),
+               "RAY_USAGE_STATS_ENABLED": "0"}
         cmd = [sys.executable, "-m", "deltamatch.cli", "serve", "--port", str(self.port),
                "--workers", "2", "--data-dir", str(self.data_dir)]
         with open(self.log_path, "ab") as log:
@@ -353,6 +355,23 @@ def test_stream_resumes_with_last_event_id_after_a_dropped_connection(browser, a
     assert ui_state(browser, "versions", pid) == list(range(start_version, last["version"] + 1))
     assert ui_state(browser, "opens", pid) == 1  # EventSource's own reconnect, not the page's
     assert card_total(browser, pid) == f"{last['deltas'][pid]['total']:,}"
+
+
+def test_page_takes_a_reset_when_it_fell_behind_the_retained_history(browser, api, relay):
+    browser.get(f"{relay.url}/")
+    set_token(browser, TOKEN)
+    pid = register_through_form(browser, api, "triangle")
+    seen = ui_state(browser, "versions", pid)[-1]
+    relay.cut()
+    wait(browser, lambda d: ui_state(d, "drops", pid) > 0)
+    last = push_batches(api, random.Random(6), RETENTION + 2)
+    relay.restore()
+    wait(browser, lambda d: ui_state(d, "resets", pid) == [last["version"]])
+    assert ui_state(browser, "gaps", pid) == [[seen + 1, last["version"] - 1]]
+    assert card_total(browser, pid) == f"{last['deltas'][pid]['total']:,}"
+    assert browser.find_elements(By.CSS_SELECTOR, "#detail-chart line.reset")
+    meta = browser.find_element(By.ID, "detail-meta").text
+    assert f"missed versions: {seen + 1}–{last['version'] - 1}" in meta
 
 
 def test_stream_resumes_after_a_restart_without_missing_a_version(page, api, service):
