@@ -151,15 +151,19 @@ rest in batches (`--batch 100,1000`), optionally mixing in deletions of present 
 whole graph from scratch; its totals are the reference every other engine must equal, batch by
 batch; a mismatch fails the run), `networkx` (an `nx.Graph` recounted after every batch with
 `nx.triangles`, `nx.enumerate_all_cliques` or VF2, capped by `--nx-max-edges` and `--nx-time-limit`),
-and `rest` (`--rest URL`, through a running service). Per engine: batch latency p50/p99,
+`rest` (`--rest URL`, through a running service whose graph starts empty), and the shared-plans
+ablation `cpu-1-noshare` / `cpu-all-noshare` / `gpu-noshare` (one plan per oriented pattern edge
+instead of one per automorphism orbit). `--extra allocation` adds the allocation benchmark
+(`<run>-allocation.csv`). Per engine: batch latency p50/p99,
 updates/s, matches/s (|added| + |removed| per second), graph-update time, busy seconds per
 worker and max/min imbalance (`--workers N`), and speedups as mean-latency ratios over the
 batches both engines finished. Every ratio is printed and stored next to V, E, max degree and
-batch size.
+batch size. `--time-limit S` caps each engine run, checked between batches (the static count
+after the load is never cut short); `--max-batches N` bounds the stream.
 
 ```sh
 deltamatch bench --quick                                   # CPU engines, small RMAT + ca-GrQc, < 5 min
-python -m deltamatch.bench --graphs rmat:16,email-Enron --patterns triangle,diamond --batch 1000,10000
+python -m deltamatch.bench --graphs rmat:16,email-Enron --patterns triangle diamond --batch 1000 10000
 python -m deltamatch.bench --sweep --scales 16-23 --patterns triangle --batch 10000   # on the device
 python -m deltamatch.bench --config bench/configs/cpu-medium.json    # the larger CPU run below
 python -m deltamatch.bench --config bench/configs/device.json --out $OUT         # GPU machine

@@ -21,6 +21,7 @@ from deltamatch.bench import engines as eng
 from deltamatch.bench.graphs import REPO_ROOT, BenchGraph, check_graph_spec, load_graph
 from deltamatch.bench.meta import run_metadata
 from deltamatch.bench.metrics import BASELINES, agreement, column, delta_matches, speedups, summarize
+from deltamatch.bench.registry import EXTRAS, run_extra
 from deltamatch.bench.workload import Workload, make_workload
 from deltamatch.scheduler.patterns import Pattern, parse_pattern
 
@@ -144,8 +145,6 @@ def run_suite(config: BenchConfig) -> SuiteResult:
     unknown = [e for e in config.engines if e not in eng.ENGINES]
     if unknown:
         raise ValueError(f"engines: unknown {unknown[0]!r}; choose from {', '.join(eng.ENGINES)}")
-    from deltamatch.bench.registry import EXTRAS, run_extra
-
     missing = [x for x in config.extras if x not in EXTRAS]
     if missing:
         raise ValueError(f"extra {missing[0]!r}: unknown; choose from {', '.join(sorted(EXTRAS))}")
@@ -157,6 +156,8 @@ def run_suite(config: BenchConfig) -> SuiteResult:
     out_dir = Path(config.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runners = {name: _engine_runner(name, config, gpu_ok, gpu_why) for name in config.engines}
+    csv_path = out_dir / f"{run_id}.csv"
+    batches_path = out_dir / f"{run_id}-batches.csv"
     rows: list[dict] = []
     batch_rows: list[dict] = []
     bar = tqdm(total=0, desc="bench", unit="batch", file=sys.stderr, disable=not config.progress)
@@ -195,14 +196,13 @@ def run_suite(config: BenchConfig) -> SuiteResult:
                     case_rows.append(row)
                     batch_rows.extend(_batch_rows(run_id, params, run, workload))
                 rows.extend(case_rows)
+                # Rewritten after every case, so a run stopped midway keeps what it finished.
+                write_csv(csv_path, rows, COLUMNS)
+                write_csv(batches_path, batch_rows, BATCH_COLUMNS)
                 bar.clear()
                 print(format_case(case_rows), flush=True)
                 bar.refresh()
     bar.close()
-    csv_path = out_dir / f"{run_id}.csv"
-    batches_path = out_dir / f"{run_id}-batches.csv"
-    write_csv(csv_path, rows, COLUMNS)
-    write_csv(batches_path, batch_rows, BATCH_COLUMNS)
     plots = []
     if config.plots:
         from deltamatch.bench import plots as plot
