@@ -17,9 +17,11 @@ Record kinds: `batch` and `load` (version, batch_id, answer, pairs), `register`
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import struct
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -114,13 +116,35 @@ def read_segment(path: Path) -> tuple[list[Record], int]:
     return records, pos
 
 
+def lock_directory(directory: str | Path, timeout: float = 0.0):
+    """Hold an exclusive lock on `directory/LOCK` (waiting up to `timeout` s); returns the open
+    file, which holds the lock until closed or until the process dies."""
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    f = open(path / "LOCK", "a+b")  # noqa: SIM115 (held for the lock's lifetime)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return f
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                f.close()
+                raise RuntimeError(f"{path} is in use by another deltamatch service") from None
+            time.sleep(0.1)
+
+
 class BatchLog:
     """Append-only, fsynced record log with snapshots in one directory (see module docstring)."""
 
-    def __init__(self, directory: str | Path, batch_id_retention: int = 100_000):
+    def __init__(self, directory: str | Path, batch_id_retention: int = 100_000, lock: bool = True,
+                 lock_timeout: float = 30.0):
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.batch_id_retention = batch_id_retention
+        self.lock = lock
+        self.lock_timeout = lock_timeout
+        self._lock = None
         self._file = None
         self.seq = 0
         self.bytes_since_snapshot = 0
@@ -130,8 +154,11 @@ class BatchLog:
     def recover(self) -> RecoveredState:
         """Load the newest intact snapshot and fold every later record; cut torn tails.
 
-        Leaves the log open for appending to a fresh segment.
+        Leaves the log open for appending to a fresh segment and, when `lock`, the
+        directory locked against a second writer (see `lock_directory`).
         """
+        if self.lock and self._lock is None:
+            self._lock = lock_directory(self.dir, self.lock_timeout)
         snap = self._latest_snapshot()
         records: list[Record] = []
         for seq, path in self._segments():
@@ -269,3 +296,6 @@ class BatchLog:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 
 from deltamatch.io.readers import EdgeFileError, parse_edges, read_edge_file
 from deltamatch.scheduler.actor import make_scheduler_actor
+from deltamatch.scheduler.batch_log import lock_directory
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 from deltamatch.service.config import ServiceConfig
 from deltamatch.service.streams import DeltaEvent, DeltaStream
@@ -118,6 +119,7 @@ class Service:
         self.error: str | None = None
         self.started_ray = False
         self.num_workers = 0
+        self.dir_lock = None
 
     async def start(self) -> None:
         """Join or start Ray, start the scheduler and workers, replay the data directory."""
@@ -127,9 +129,13 @@ class Service:
                 await asyncio.to_thread(self._init_ray)
             workers, num_gpus, backend = self._worker_plan()
             self.num_workers = workers
+            data_dir = Path(cfg.data_dir).resolve()
+            # this process holds the data directory: a kill -9 releases it at once, while an
+            # orphaned scheduler actor may take a while to be reaped
+            self.dir_lock = await asyncio.to_thread(lock_directory, data_dir, 5.0)
             self.scheduler = make_scheduler_actor(
-                str(Path(cfg.data_dir).resolve()), num_workers=workers, backend=backend,
-                num_gpus_per_worker=num_gpus, list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every)
+                str(data_dir), num_workers=workers, backend=backend, num_gpus_per_worker=num_gpus,
+                list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every, lock_data_dir=False)
             recovered = await self.scheduler.start.remote()
             for p in await self.scheduler.patterns.remote():
                 self.stream.add_pattern(p["id"], p["version"], p["total"])
@@ -165,6 +171,8 @@ class Service:
     async def stop(self) -> None:
         if self.scheduler is not None:
             ray.kill(self.scheduler)
+        if self.dir_lock is not None:
+            self.dir_lock.close()
         if self.started_ray:
             ray.shutdown()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from deltamatch.scheduler.batch_log import BatchLog, Record, Snapshot
 
@@ -112,3 +113,12 @@ def test_unregister_drops_the_pattern(tmp_path):
     log.append(Record({"kind": "unregister", "pattern_id": 1}))
     log.close()
     assert list(BatchLog(tmp_path).recover().patterns) == [2]
+
+
+def test_a_second_log_on_the_same_directory_is_refused(tmp_path):
+    first = BatchLog(tmp_path)
+    first.recover()
+    with pytest.raises(RuntimeError, match="in use"):
+        BatchLog(tmp_path, lock_timeout=0.2).recover()
+    first.close()
+    BatchLog(tmp_path).recover()
