@@ -84,6 +84,7 @@ def run_allocation_bench(context=None, config: AllocationConfig | None = None) -
                                   batches=c.max_batches or 6, data_dir=c.data_dir,
                                   out_dir=str(context.out_dir), tag=context.run_id)
     config = config or AllocationConfig()
+    meta = run_metadata(with_gpu=False)  # before the run: the commit is the code that ran
     import numba
 
     threads = numba.get_num_threads()
@@ -105,7 +106,7 @@ def run_allocation_bench(context=None, config: AllocationConfig | None = None) -
 
             ray.shutdown()
     if context is None:
-        _write(config, rows)
+        _write(config, rows, meta)
     else:
         plot(rows, Path(config.out_dir) / f"{config.tag}-allocation.png")
     return rows
@@ -295,8 +296,7 @@ def _line(row: dict) -> str:
             f"sort {100 * row['sort_share']:.2f}%")
 
 
-def _write(config: AllocationConfig, rows: list[dict]) -> Path:
-    meta = run_metadata(with_gpu=False)
+def _write(config: AllocationConfig, rows: list[dict], meta: dict) -> Path:
     stamp = meta["date"].replace("-", "").replace(":", "")
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -313,7 +313,8 @@ def _write(config: AllocationConfig, rows: list[dict]) -> Path:
 
 
 def plot(rows: list[dict], out: Path, caption: str = "") -> Path:
-    """Imbalance (match time, max/min) and emulated batch latency per policy, one column per case."""
+    """Median imbalance (matching time, max/min) and batch latency per policy, one group per case;
+    `rows` as returned or as read back from the CSV."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -327,13 +328,14 @@ def plot(rows: list[dict], out: Path, caption: str = "") -> Path:
     x = np.arange(len(cases))
     for i, policy in enumerate(policies):
         by_case = {(r["graph"], r["pattern"]): r for r in rows if r["policy"] == policy}
-        imb = [by_case[c]["imbalance_match_mean"] if c in by_case else np.nan for c in cases]
-        lat = [by_case[c]["latency_ms_mean"] if c in by_case else np.nan for c in cases]
+        imb = [float(by_case[c]["imbalance_match_p50"]) if c in by_case else np.nan for c in cases]
+        lat = [float(by_case[c]["latency_ms_p50"]) if c in by_case else np.nan for c in cases]
         axes[0].bar(x + i * width, imb, width, label=policy)
         axes[1].bar(x + i * width, lat, width, label=policy)
     axes[0].axhline(1.0, color="k", lw=0.6)
-    axes[0].set_ylabel("busiest / least busy worker\n(matching time)")
-    axes[1].set_ylabel("batch latency, ms\n(4 workers in parallel)")
+    axes[0].set_ylabel("busiest / least busy worker\n(matching time, median)")
+    axes[0].set_yscale("log")
+    axes[1].set_ylabel("batch latency, ms, median\n(workers in parallel)")
     axes[1].set_yscale("log")
     axes[1].set_xticks(x + 0.4 - width / 2, [f"{g}\n{p}" for g, p in cases], fontsize=8)
     axes[0].legend(fontsize=8, ncol=len(policies))

@@ -133,7 +133,7 @@ class SchedulerCore:
     clock = staticmethod(time.perf_counter)  # elapsed/overhead clock; benchmarks may use CPU time
 
     def __init__(self, pool: WorkerPool, *, shared: bool = True, list_limit: int = 10_000,
-                 policy: str = "even", on_batch: Callable[[BatchOutcome], None] | None = None):
+                 policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None):
         self.pool = pool
         self.shared = shared
         self.list_limit = list_limit

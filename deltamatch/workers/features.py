@@ -5,8 +5,8 @@ neighbours |N(u) ∩ N(v)| in that side's graph (G_old for removals, G_new for a
 plus the side's vertex count and average degree.  Everything is computed on G_old before
 the batch is applied: G_new's values are G_old's corrected (exactly) by the batch's own
 pairs.  The common-neighbour count searches the smaller endpoint row's entries in the
-larger row, at most `COMMON_SAMPLE` evenly spaced ones (scaled up), so a pair costs
-O(min(d_u, d_v, COMMON_SAMPLE) log d) plus its batch neighbours.
+larger row, and the G_new correction walks the pair's batch partners, each at most
+`COMMON_SAMPLE` evenly spaced entries (scaled up), so a pair costs O(COMMON_SAMPLE log d).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
@@ -100,9 +100,9 @@ def _lower(arr, start, length, x):
     return lo
 
 
-@njit(parallel=True, cache=True)
-def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, sample, out_old, out_new):
-    for i in prange(a.shape[0]):
+@njit(cache=True)
+def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, deleted, sample, out_old, out_new):
+    for i in range(a.shape[0]):
         x, y = a[i], b[i]
         s, t = (x, y) if degree[x] <= degree[y] else (y, x)
         d, dt = degree[s], degree[t]
@@ -119,19 +119,23 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, sample, out_ol
         # Only a vertex paired with x or y in the batch can enter or leave N(x) ∩ N(y).
         delta = 0
         sx, sy = _slot(touched, x), _slot(touched, y)
+        # Batch hubs would make this quadratic: past `sample` partners, probe a stride and scale.
+        span = ptr[sx + 1] - ptr[sx] + ptr[sy + 1] - ptr[sy]
+        stride = 1 if sample <= 0 or span <= sample else span // sample
         for pass_ in range(2):
-            sv = sx if pass_ == 0 else sy
-            for j in range(ptr[sv], ptr[sv + 1]):
+            sv, other = (sx, y) if pass_ == 0 else (sy, x)
+            for j in range(ptr[sv], ptr[sv + 1], stride):
                 w = nbr[j]
                 if w in (x, y):
                     continue
                 if pass_ == 1 and _find(nbr, ptr[sx], ptr[sx + 1] - ptr[sx], w):
                     continue
-                was = _edge(offsets, degree, pool, x, w) and _edge(offsets, degree, pool, y, w)
-                now = (_edge_new(offsets, degree, pool, keys, x, w)
-                       and _edge_new(offsets, degree, pool, keys, y, w))
-                delta += int(now) - int(was)
-        out_new[i] = max(c + delta, 0)
+                # The pair to w is in the batch: a deletion can only remove w, an insertion add it.
+                if deleted[j]:
+                    delta -= int(_edge(offsets, degree, pool, other, w))
+                else:
+                    delta += int(_edge_new(offsets, degree, pool, keys, other, w))
+        out_new[i] = max(c + delta * stride, 0)
 
 
 def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int,
@@ -142,8 +146,8 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     `vertices_old` and `square_sum_old` (Σ d², computed when None) describe G_old and are
     kept incrementally by the caller; G_new's follow from the touched vertices' degrees.  Without `common` the
     common-neighbour counts are left 0 (no plan needs them: the costly part is skipped).
-    With `sample` > 0, a smaller row longer than `sample` is probed at `sample` evenly
-    spaced entries and the count scaled up (0: exact).
+    With `sample` > 0, a smaller row (or a list of batch partners) longer than `sample` is
+    probed at about `sample` evenly spaced entries and the count scaled up (0: exact).
     """
     pairs = batch.changed.astype(np.int32)
     n_del = batch.deleted.shape[0]
@@ -173,7 +177,8 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     common_new = np.zeros(pairs.shape[0], dtype=np.int32)
     if common and pairs.shape[0]:
         _common(graph.offsets, degree, graph.pool, pairs[:, 0].copy(), pairs[:, 1].copy(), keys,
-                touched.astype(np.int32), ptr, dst.astype(np.int32), sample, common_old, common_new)
+                touched.astype(np.int32), ptr, dst.astype(np.int32), sign < 0, sample, common_old,
+                common_new)
     slot0 = np.searchsorted(touched, pairs[:, 0])
     slot1 = np.searchsorted(touched, pairs[:, 1])
     edges_old = graph.num_edges
