@@ -26,9 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from deltamatch.kernels.reference import reference_matches
+from deltamatch.scheduler.core import SchedulerCore, WorkerPool
+from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.workers.replica import GraphReplica
 
 PATTERNS = [
     {"name": "triangle"},
@@ -247,6 +251,17 @@ def _run_workload(url: str) -> dict:
     return {"ids": ids, "answers": answers, "events": events}
 
 
+def _compile_engine_kernels() -> None:
+    """Run the workload's patterns once in-process, so the numba kernels are compiled and
+    cached on disk while the clusters start, and their workers load them instead."""
+    core = SchedulerCore(WorkerPool([GraphReplica("cpu")]))
+    for spec in PATTERNS:
+        core.register(parse_pattern(spec["name"], spec.get("induced", False)))
+    edges = np.array(_batches()[0]["insert"], dtype=np.int64)
+    core.apply(edges, np.zeros((0, 2), dtype=np.int64))
+    core.apply(np.zeros((0, 2), dtype=np.int64), edges[:5])
+
+
 @pytest.fixture(scope="module")
 def clusters(tmp_root: Path) -> Iterator[dict[str, Cluster]]:
     """A single-node and a two-node cluster, started side by side (their start-ups overlap)."""
@@ -254,6 +269,7 @@ def clusters(tmp_root: Path) -> Iterator[dict[str, Cluster]]:
     try:
         started["single"] = _launch_cluster(tmp_root / "single", [NUM_WORKERS])
         started["two"] = _launch_cluster(tmp_root / "two", [1, 1])
+        _compile_engine_kernels()
         for cluster in started.values():
             cluster.wait_ready()
         yield started
