@@ -158,7 +158,7 @@ def _base_env(tmp: Path) -> dict:
         DELTAMATCH_NUM_GPUS_PER_WORKER="1",
         DELTAMATCH_BACKEND="cpu",
         DELTAMATCH_DATA_DIR=str(tmp / "data"),
-            )
+    )
     return env
 
 
