@@ -98,7 +98,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
     pair with l-1 is left to check.  Membership tests gallop forward through the other
     rows, since candidates arrive in increasing order.  Returns the number of candidates
     (l < k-1) or of completed matches (l = k-1); work[0] += candidates read, work[1] +=
-    membership probes.
+    membership probes and bound searches.
     """
     lower = np.int64(-1)
     upper = _NO_UPPER
@@ -128,12 +128,13 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         # Nothing left to check but injectivity with l-1: count the range.
         i1 = i0 + _lower_bound(src, s0 + i0, slen - i0, upper)
         prev = m[lv - 1]
+        work[1] += 2
         return (i1 - i0) - (1 if lower < prev < upper else 0)
     for j in range(first, lv):
         ptr[j] = 0
     found = 0
     seen = 0
-    probes = 0
+    probes = 1  # the bound search above
     for i in range(i0, slen):
         w = src[s0 + i]
         if w >= upper:
@@ -317,7 +318,7 @@ def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batc
                 check_other: bool = False, work: np.ndarray | None = None) -> np.ndarray:
     """Matches found by each task (int64[T]); `check_other` drops induced matches that
     survive the batch (they are neither added nor removed).  When given, `work`
-    (int64[2]) is incremented by [candidates read, membership probes]."""
+    (int64[2]) is incremented by [candidates read, membership probes + bound searches]."""
     none = np.zeros((0, plans.k), dtype=np.int32)
     return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work)
 
