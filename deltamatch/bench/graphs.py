@@ -98,7 +98,7 @@ def load_graph(spec: str, data_dir: str | Path | None = None) -> BenchGraph:
         scale, ef, seed = parse_rmat(spec)
         from deltamatch.bench.rmat import rmat_edges
 
-        edges = simple_edges(rmat_edges(scale, edge_factor=ef, seed=seed))
+        edges = rmat_edges(scale, edge_factor=ef, seed=seed)  # already simple, u < v, in generation order
         return BenchGraph(f"rmat-{scale}-{ef}-{seed}", "rmat", edges, scale, ef, seed)
     check_graph_spec(spec, data_dir)
     path, kind = Path(spec), "file"
