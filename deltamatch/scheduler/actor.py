@@ -161,7 +161,7 @@ class Scheduler:
     def __init__(self, data_dir: str, num_workers: int = 2, backend: str = "auto",
                  num_gpus_per_worker: float = 0.0, list_limit: int = 1000,
                  snapshot_every: int = 1000, snapshot_bytes: int = 256 << 20,
-                 max_restarts: int = 5, policy: str = "even", lock_data_dir: bool = True) -> None:
+                 max_restarts: int = 5, policy: str = "calibrated", lock_data_dir: bool = True) -> None:
         self.log = BatchLog(data_dir, lock=lock_data_dir)
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes

@@ -135,7 +135,8 @@ class Service:
             self.dir_lock = await asyncio.to_thread(lock_directory, data_dir, 5.0)
             self.scheduler = make_scheduler_actor(
                 str(data_dir), num_workers=workers, backend=backend, num_gpus_per_worker=num_gpus,
-                list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every, lock_data_dir=False)
+                list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every, lock_data_dir=False,
+                policy=cfg.policy)
             recovered = await self.scheduler.start.remote()
             for p in await self.scheduler.patterns.remote():
                 self.stream.add_pattern(p["id"], p["version"], p["total"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 
+from deltamatch.scheduler.allocation import POLICIES
+
 
 @dataclass
 class ServiceConfig:
@@ -29,6 +31,7 @@ class ServiceConfig:
     snapshot_every: int = 1000
     load_dir: str | None = None
     ray_num_cpus: int | None = None
+    policy: str = "calibrated"
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
@@ -48,6 +51,8 @@ class ServiceConfig:
     def validate(self) -> None:
         if self.backend not in ("auto", "cpu", "cuda"):
             raise ValueError(f"backend must be auto, cpu or cuda, got {self.backend!r}")
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if not 2 <= self.max_pattern_vertices <= 8:
