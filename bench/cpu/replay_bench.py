@@ -61,6 +61,13 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=5)
     ap.add_argument("--patterns", nargs="*", default=PATTERNS)
     ap.add_argument("--timeout", type=int, default=1200)
+    ap.add_argument("--threads", type=int, nargs="*", default=None, help="thread counts (default: 1 and all)")
+    ap.add_argument(
+        "--recount",
+        choices=["all-cores", "never"],
+        default="all-cores",
+        help="recount after every batch in the all-cores run (default), or never",
+    )
     args = ap.parse_args()
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
@@ -99,10 +106,9 @@ def main() -> int:
         if new:
             w.writeheader()
         for pattern in args.patterns:
-            for threads in (1, cores):
-                res = replay(
-                    args.graph, pattern, threads, args.batch, args.batches, threads == cores, args.timeout
-                )
+            for threads in args.threads or (1, cores):
+                recount = threads == cores and args.recount == "all-cores"
+                res = replay(args.graph, pattern, threads, args.batch, args.batches, recount, args.timeout)
                 row = {
                     "date": date.isoformat(timespec="seconds"),
                     "commit": commit,
