@@ -31,6 +31,7 @@ pytestmark = [
 ]
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -202,7 +203,9 @@ def page(browser, service):
 
 
 def wait(driver, condition, timeout: float = WAIT_S):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
+    """Poll `condition` until truthy; the page re-renders panels, so stale elements retry."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def set_token(driver, token: str) -> None:
@@ -332,9 +335,10 @@ def test_register_without_token_asks_for_it(page, api):
 def test_cluster_panel_shows_workers_and_version(page, api):
     last = push_batches(api, random.Random(3), 2)
     cluster = api.get("/v1/cluster").json()
-    rows = wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#workers tbody tr"))
-    assert len(rows) == len(cluster["workers"]) == 2
-    assert {r.get_attribute("data-backend") for r in rows} == {w["backend"] for w in cluster["workers"]}
+    backends = wait(page, lambda d: [r.get_attribute("data-backend")
+                                     for r in d.find_elements(By.CSS_SELECTOR, "#workers tbody tr")])
+    assert len(backends) == len(cluster["workers"]) == 2
+    assert set(backends) == {w["backend"] for w in cluster["workers"]}
     wait(page, lambda d: d.find_element(By.CSS_SELECTOR, 'dd[data-stat="version"]').text
          == f"{last['version']:,}")
 
