@@ -15,29 +15,9 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.sorted_rows import lower_bound
 
 _NO_UPPER = 2**62
-
-
-@njit(inline="always", cache=True)
-def _lower_bound(arr, start, length, x):
-    lo, hi = 0, length
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[start + mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(inline="always", cache=True)
-def _adjacent(offsets, degree, pool, a, b):
-    if degree[a] > degree[b]:
-        a, b = b, a
-    d = degree[a]
-    i = _lower_bound(pool, offsets[a], d, b)
-    return i < d and pool[offsets[a] + i] == b
 
 
 @njit(inline="always", cache=True)
@@ -47,7 +27,7 @@ def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
         return -1
     lo = b_ptr[s]
     n = b_ptr[s + 1] - lo
-    i = _lower_bound(b_partner, lo, n, b)
+    i = lower_bound(b_partner, lo, n, b)
     if i < n and b_partner[lo + i] == b:
         return b_rank[lo + i]
     return -1
@@ -64,7 +44,7 @@ def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_m
                 adj = not adj
             if adj:
                 mask |= np.int64(1) << np.int64(lv * (lv - 1) // 2 + j)
-    i = _lower_bound(iso_masks, 0, iso_masks.shape[0], mask)
+    i = lower_bound(iso_masks, 0, iso_masks.shape[0], mask)
     return i < iso_masks.shape[0] and iso_masks[i] == mask
 
 
@@ -122,11 +102,11 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         s0 = offsets[m[anchor]]
         slen = degree[m[anchor]]
         first = 0
-    i0 = _lower_bound(src, s0, slen, lower + 1)
+    i0 = lower_bound(src, s0, slen, lower + 1)
     if (last and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
-        i1 = i0 + _lower_bound(src, s0 + i0, slen - i0, upper)
+        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         prev = m[lv - 1]
         work[1] += 2
         return (i1 - i0) - (1 if lower < prev < upper else 0)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from deltamatch.kernels.sorted_rows import adjacent, contains, lower_bound
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 COMMON_SAMPLE = 32  # probes per pair for |N(u) ∩ N(v)|: a cost estimate needs no exact count
@@ -51,53 +52,16 @@ class PairFeatures:
 
 
 @njit(inline="always", cache=True)
-def _find(arr, start, length, x):
-    lo, hi = 0, length
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[start + mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < length and arr[start + lo] == x
-
-
-@njit(inline="always", cache=True)
-def _edge(offsets, degree, pool, a, b):
-    if degree[a] > degree[b]:
-        a, b = b, a
-    return _find(pool, offsets[a], degree[a], b)
-
-
-@njit(inline="always", cache=True)
 def _slot(touched, x):
-    lo, hi = 0, touched.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if touched[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < touched.shape[0] and touched[lo] == x else -1
+    i = lower_bound(touched, 0, touched.shape[0], x)
+    return i if i < touched.shape[0] and touched[i] == x else -1
 
 
 @njit(inline="always", cache=True)
 def _edge_new(offsets, degree, pool, keys, a, b):
     lo, hi = min(a, b), max(a, b)
-    flipped = _find(keys, 0, keys.shape[0], (np.int64(lo) << 32) | np.int64(hi))
-    return _edge(offsets, degree, pool, a, b) != flipped
-
-
-@njit(inline="always", cache=True)
-def _lower(arr, start, length, x):
-    lo, hi = 0, length
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[start + mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    flipped = contains(keys, 0, keys.shape[0], (np.int64(lo) << 32) | np.int64(hi))
+    return adjacent(offsets, degree, pool, a, b) != flipped
 
 
 @njit(cache=True)
@@ -110,7 +74,7 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, deleted, sampl
         hits, probes, at = 0, 0, 0
         for j in range(0, d, step):
             w = pool[offsets[s] + j]
-            at += _lower(pool, offsets[t] + at, dt - at, w)  # the row is sorted: search onwards
+            at += lower_bound(pool, offsets[t] + at, dt - at, w)  # the row is sorted: search onwards
             if at < dt and pool[offsets[t] + at] == w:
                 hits += 1
             probes += 1
@@ -128,11 +92,11 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, deleted, sampl
                 w = nbr[j]
                 if w in (x, y):
                     continue
-                if pass_ == 1 and _find(nbr, ptr[sx], ptr[sx + 1] - ptr[sx], w):
+                if pass_ == 1 and contains(nbr, ptr[sx], ptr[sx + 1] - ptr[sx], w):
                     continue
                 # The pair to w is in the batch: a deletion can only remove w, an insertion add it.
                 if deleted[j]:
-                    delta -= int(_edge(offsets, degree, pool, other, w))
+                    delta -= int(adjacent(offsets, degree, pool, other, w))
                 else:
                     delta += int(_edge_new(offsets, degree, pool, keys, other, w))
         out_new[i] = max(c + delta * stride, 0)

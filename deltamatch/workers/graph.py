@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels.plan_table import BatchView, GraphView
+from deltamatch.kernels.sorted_rows import adjacent
 
 MAX_VERTEX_ID = 2**31 - 1
 
@@ -107,26 +108,11 @@ class NormalizedBatch:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
 
 
-@njit(cache=True)
-def _has_edge(offsets, degree, pool, a, b):
-    if degree[a] > degree[b]:
-        a, b = b, a
-    start, d = offsets[a], degree[a]
-    lo, hi = 0, d
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if pool[start + mid] < b:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < d and pool[start + lo] == b
-
-
 @njit(parallel=True, cache=True)
 def _has_edges_parallel(offsets, degree, pool, us, vs):
     out = np.zeros(us.shape[0], dtype=np.bool_)
     for i in prange(us.shape[0]):
-        out[i] = _has_edge(offsets, degree, pool, us[i], vs[i])
+        out[i] = adjacent(offsets, degree, pool, us[i], vs[i])
     return out
 
 
@@ -134,7 +120,7 @@ def _has_edges_parallel(offsets, degree, pool, us, vs):
 def _has_edges_serial(offsets, degree, pool, us, vs):
     out = np.zeros(us.shape[0], dtype=np.bool_)
     for i in range(us.shape[0]):
-        out[i] = _has_edge(offsets, degree, pool, us[i], vs[i])
+        out[i] = adjacent(offsets, degree, pool, us[i], vs[i])
     return out
 
 
