@@ -18,11 +18,11 @@ run: $(STAMP)
 	$(BIN)/deltamatch serve
 
 test: $(STAMP)
-	$(BIN)/ruff check deltamatch tests
+	$(BIN)/ruff check deltamatch tests bench
 	$(BIN)/python -m pytest -q tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check deltamatch tests
+	$(BIN)/ruff check deltamatch tests bench
 
 # On the device machine only (see scripts/device-check.sh): GPU tests, e2e, GPU benchmark.
 device-check:

@@ -59,7 +59,9 @@ def main() -> int:
     reps = [int(x) for x in args.reps.split(",")]
     rng = np.random.default_rng(0)
     base = _random_edges(rng, args.vertices, args.edges)
-    batches = {s: [_random_edges(rng, args.vertices, s) for _ in range(r)] for s, r in zip(sizes, reps, strict=True)}
+    batches = {
+        s: [_random_edges(rng, args.vertices, s) for _ in range(r)] for s, r in zip(sizes, reps, strict=True)
+    }
 
     core = SchedulerCore(WorkerPool([GraphReplica("cpu") for _ in range(args.workers)]))
     core.load(base)
@@ -78,9 +80,25 @@ def main() -> int:
     port = _free_port()
     data = tempfile.mkdtemp(prefix="dm-bench-")
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "deltamatch.commands.serve", "--port", str(port), "--workers",
-                             str(args.workers), "--backend", "cpu", "--data-dir", data, "--log-level", "warning"],
-                            env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "deltamatch.commands.serve",
+            "--port",
+            str(port),
+            "--workers",
+            str(args.workers),
+            "--backend",
+            "cpu",
+            "--data-dir",
+            data,
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        start_new_session=True,
+    )
     rest: dict[int, list[float]] = {}
     engine: dict[int, list[float]] = {}
     try:
@@ -104,14 +122,21 @@ def main() -> int:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
 
-    print(f"graph: {args.vertices} vertices, {base.shape[0]} edges; pattern {args.pattern}; "
-          f"{args.workers} CPU workers; {os.cpu_count()} cores")
-    print("| batch edges | direct SchedulerCore p50 / p99 ms | REST p50 / p99 ms | scheduler inside "
-          "the service p50 ms | REST overhead p50 ms |")
+    print(
+        f"graph: {args.vertices} vertices, {base.shape[0]} edges; pattern {args.pattern}; "
+        f"{args.workers} CPU workers; {os.cpu_count()} cores"
+    )
+    print(
+        "| batch edges | direct SchedulerCore p50 / p99 ms | REST p50 / p99 ms | scheduler inside "
+        "the service p50 ms | REST overhead p50 ms |"
+    )
     print("|---|---|---|---|---|")
     for s in sizes:
-        print(f"| {s} | {_pct(direct[s], 50):.1f} / {_pct(direct[s], 99):.1f} | {_pct(rest[s], 50):.1f} / "
-              f"{_pct(rest[s], 99):.1f} | {_pct(engine[s], 50):.1f} | {_pct(rest[s], 50) - _pct(direct[s], 50):.1f} |")
+        print(
+            f"| {s} | {_pct(direct[s], 50):.1f} / {_pct(direct[s], 99):.1f} | {_pct(rest[s], 50):.1f} / "
+            f"{_pct(rest[s], 99):.1f} | {_pct(engine[s], 50):.1f} | "
+            f"{_pct(rest[s], 50) - _pct(direct[s], 50):.1f} |"
+        )
     return 0
 
 

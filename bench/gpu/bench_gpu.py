@@ -38,9 +38,27 @@ from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 STARTED = time.perf_counter()
-COLUMNS = ["scale", "vertices", "edges", "max_degree", "pattern", "phase", "batch_size", "batch",
-           "matches", "gpu_s", "gpu_update_s", "cpu_s", "cpu_matches", "scanned", "probes",
-           "adj_bytes_logical", "adj_bytes_sectors", "update_bytes", "note"]
+COLUMNS = [
+    "scale",
+    "vertices",
+    "edges",
+    "max_degree",
+    "pattern",
+    "phase",
+    "batch_size",
+    "batch",
+    "matches",
+    "gpu_s",
+    "gpu_update_s",
+    "cpu_s",
+    "cpu_matches",
+    "scanned",
+    "probes",
+    "adj_bytes_logical",
+    "adj_bytes_sectors",
+    "update_bytes",
+    "note",
+]
 
 
 class FlushingWriter:
@@ -127,16 +145,29 @@ def warm_up_paths(edges: np.ndarray) -> None:
     pat = parse_pattern("diamond")
     bplans, splans = compile_plans(pat, shared_plans(pat)), compile_plans(pat, [static_plan(pat)])
     empty = device_batch_view(np.zeros((0, 2), np.int32), n)
-    engine.count_total(g.view(), splans, engine.static_tasks(g.view(), g.n, splans), empty,
-                       stats=cp.zeros(3, dtype=cp.uint64), budget_s=60)
+    engine.count_total(
+        g.view(),
+        splans,
+        engine.static_tasks(g.view(), g.n, splans),
+        empty,
+        stats=cp.zeros(3, dtype=cp.uint64),
+        budget_s=60,
+    )
     ins = edges[cut:]
     view = host_batch_view(ins, n)
     g.apply(np.zeros((0, 2), np.int32), ins)
     g.apply(ins[:50], np.zeros((0, 2), np.int32))
     g.compact()
     tasks = batch_tasks(bplans, ins, 0, NEW)
-    counts = engine.count_tasks(g.view(), bplans, tasks, engine.device_batch(view), False,
-                                stats=cp.zeros(3, dtype=cp.uint64), budget_s=60)
+    counts = engine.count_tasks(
+        g.view(),
+        bplans,
+        tasks,
+        engine.device_batch(view),
+        False,
+        stats=cp.zeros(3, dtype=cp.uint64),
+        budget_s=60,
+    )
     off, deg, pool = g.rows_host()
     from deltamatch.kernels.plan_table import GraphView
 
@@ -146,8 +177,9 @@ def warm_up_paths(edges: np.ndarray) -> None:
     del counts
 
 
-def static_degree_ordered(g: GpuGraph, name: str, static, empty, want: int | None, base: dict, args,
-                          writer) -> None:
+def static_degree_ordered(
+    g: GpuGraph, name: str, static, empty, want: int | None, base: dict, args, writer
+) -> None:
     """Static count on the degree-ordered relabelling (relabel time and count time apart)."""
     t = tick()
     dg = engine.degree_ordered(g.view(), g.n)
@@ -158,28 +190,31 @@ def static_degree_ordered(g: GpuGraph, name: str, static, empty, want: int | Non
         total = engine.count_total(dg, static, tasks, empty, budget_s=args.static_budget)
         t = tick() - t
         note = "" if want is None or want == total else f"MISMATCH (id order: {want})"
-        writer.writerow({**base, "pattern": name, "phase": "static_degree_order", "matches": total, "gpu_s": t,
-                         "gpu_update_s": relabel_s, "note": ("relabel in gpu_update_s " + note).strip()})
-        log(f"  static {name:10s} degree order {total:>16d} matches  {t * 1e3:10.1f} ms "
-            f"(+ relabel {relabel_s * 1e3:.1f} ms) {note}")
+        writer.writerow(
+            {
+                **base,
+                "pattern": name,
+                "phase": "static_degree_order",
+                "matches": total,
+                "gpu_s": t,
+                "gpu_update_s": relabel_s,
+                "note": ("relabel in gpu_update_s " + note).strip(),
+            }
+        )
+        log(
+            f"  static {name:10s} degree order {total:>16d} matches  {t * 1e3:10.1f} ms "
+            f"(+ relabel {relabel_s * 1e3:.1f} ms) {note}"
+        )
     except engine.DeadlineExceeded:
-        writer.writerow({**base, "pattern": name, "phase": "static_degree_order",
-                         "note": f"over {args.static_budget} s"})
+        writer.writerow(
+            {**base, "pattern": name, "phase": "static_degree_order", "note": f"over {args.static_budget} s"}
+        )
         log(f"  static {name:10s} degree order: stopped at the {args.static_budget} s budget")
 
 
 def host_batch_view(pairs: np.ndarray, n: int) -> BatchView:
     """DynamicGraph.batch_view's arrays for the CPU engine, built standalone."""
-    slot = np.full(n, -1, dtype=np.int32)
-    ranks = np.arange(pairs.shape[0], dtype=np.int32)
-    src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
-    dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
-    rank = np.concatenate([ranks, ranks])
-    order = np.lexsort((dst, src))
-    src, dst, rank = src[order], dst[order], rank[order]
-    touched, starts = np.unique(src, return_index=True)
-    slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
-    return BatchView(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
+    return BatchView.of_pairs(pairs, np.full(n, -1, dtype=np.int32))
 
 
 def device_batch_view(pairs: np.ndarray, n: int) -> engine.DeviceBatch:
@@ -199,8 +234,10 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     n = 1 << scale
     cut = int(0.9 * edges.shape[0])
     degree_full = np.bincount(edges.ravel(), minlength=n)
-    log(f"RMAT scale {scale}: {n} vertices, {edges.shape[0]} edges, max degree {degree_full.max()} "
-        f"(generated in {gen_s:.1f} s)")
+    log(
+        f"RMAT scale {scale}: {n} vertices, {edges.shape[0]} edges, max degree {degree_full.max()} "
+        f"(generated in {gen_s:.1f} s)"
+    )
     g = GpuGraph()
     t = tick()
     g.build(edges[:cut], n)
@@ -225,14 +262,29 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             t = tick() - t
             s = st.get()
             logical, sectors = stats_bytes(s)
-            writer.writerow({**base, "pattern": name, "phase": "static", "matches": total, "gpu_s": t,
-                             "scanned": int(s[0]), "probes": int(s[1]), "adj_bytes_logical": logical,
-                             "adj_bytes_sectors": sectors, "note": f"{tasks.size} tasks"})
-            log(f"  static {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms  "
-                f"adjacency {logical / t / 1e9:8.1f} GB/s logical, {sectors / t / 1e9:8.1f} GB/s sectors")
+            writer.writerow(
+                {
+                    **base,
+                    "pattern": name,
+                    "phase": "static",
+                    "matches": total,
+                    "gpu_s": t,
+                    "scanned": int(s[0]),
+                    "probes": int(s[1]),
+                    "adj_bytes_logical": logical,
+                    "adj_bytes_sectors": sectors,
+                    "note": f"{tasks.size} tasks",
+                }
+            )
+            log(
+                f"  static {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms  "
+                f"adjacency {logical / t / 1e9:8.1f} GB/s logical, {sectors / t / 1e9:8.1f} GB/s sectors"
+            )
             summary.setdefault((scale, name), {})["static_s"] = t
         except engine.DeadlineExceeded:
-            writer.writerow({**base, "pattern": name, "phase": "static", "note": f"over {args.static_budget} s"})
+            writer.writerow(
+                {**base, "pattern": name, "phase": "static", "note": f"over {args.static_budget} s"}
+            )
             log(f"  static {name:10s} stopped at the {args.static_budget} s budget")
             total = None
         del tasks
@@ -246,7 +298,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
         for b in range(batches):
             if pos + size > edges.shape[0] or out_of_time(args):
                 break
-            ins = edges[pos: pos + size]
+            ins = edges[pos : pos + size]
             pos += size
             nb_view_host = host_batch_view(ins, n)
             dview = engine.device_batch(nb_view_host)
@@ -262,12 +314,21 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     continue
                 t = tick()
                 try:
-                    counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, stats=st,
-                                                budget_s=args.batch_budget)
+                    counts = engine.count_tasks(
+                        g.view(), bplans, tasks, dview, False, stats=st, budget_s=args.batch_budget
+                    )
                 except engine.DeadlineExceeded:
                     gpu_stopped.add(name)
-                    writer.writerow({**base, "pattern": name, "phase": "batch", "batch_size": size, "batch": b,
-                                     "note": f"over {args.batch_budget} s"})
+                    writer.writerow(
+                        {
+                            **base,
+                            "pattern": name,
+                            "phase": "batch",
+                            "batch_size": size,
+                            "batch": b,
+                            "note": f"over {args.batch_budget} s",
+                        }
+                    )
                     log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
                     continue
                 t = tick() - t
@@ -293,31 +354,69 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                         log(f"  !! {name} batch {size}#{b}: GPU {matches} != CPU {cpu_m}")
                     if cpu_s > args.cpu_limit:
                         cpu_skip.add((name, size))
-                writer.writerow({**base, "pattern": name, "phase": "batch", "batch_size": size, "batch": b,
-                                 "matches": matches, "gpu_s": t, "gpu_update_s": upd_s, "cpu_s": cpu_s,
-                                 "cpu_matches": cpu_m, "scanned": int(s[0]), "probes": int(s[1]),
-                                 "adj_bytes_logical": logical, "adj_bytes_sectors": sectors,
-                                 "update_bytes": g.last_update_bytes, "note": note})
+                writer.writerow(
+                    {
+                        **base,
+                        "pattern": name,
+                        "phase": "batch",
+                        "batch_size": size,
+                        "batch": b,
+                        "matches": matches,
+                        "gpu_s": t,
+                        "gpu_update_s": upd_s,
+                        "cpu_s": cpu_s,
+                        "cpu_matches": cpu_m,
+                        "scanned": int(s[0]),
+                        "probes": int(s[1]),
+                        "adj_bytes_logical": logical,
+                        "adj_bytes_sectors": sectors,
+                        "update_bytes": g.last_update_bytes,
+                        "note": note,
+                    }
+                )
                 if args.split:
                     t2 = tick()
                     try:
-                        split_counts = engine.count_tasks(g.view(), bplans, tasks, dview, False, split=args.split,
-                                                          budget_s=args.batch_budget)
+                        split_counts = engine.count_tasks(
+                            g.view(),
+                            bplans,
+                            tasks,
+                            dview,
+                            False,
+                            split=args.split,
+                            budget_s=args.batch_budget,
+                        )
                         t2 = tick() - t2
                         same = bool(np.array_equal(split_counts, counts))
-                        writer.writerow({**base, "pattern": name, "phase": "batch_split", "batch_size": size,
-                                         "batch": b, "matches": int(split_counts.sum()), "gpu_s": t2,
-                                         "note": f"split {args.split}" + ("" if same else " MISMATCH")})
-                        log(f"  batch {size:>6d}#{b} {name:10s} split {args.split}: gpu {t2 * 1e3:9.2f} ms"
-                            f"{'' if same else '  MISMATCH'}")
+                        writer.writerow(
+                            {
+                                **base,
+                                "pattern": name,
+                                "phase": "batch_split",
+                                "batch_size": size,
+                                "batch": b,
+                                "matches": int(split_counts.sum()),
+                                "gpu_s": t2,
+                                "note": f"split {args.split}" + ("" if same else " MISMATCH"),
+                            }
+                        )
+                        log(
+                            f"  batch {size:>6d}#{b} {name:10s} split {args.split}: gpu {t2 * 1e3:9.2f} ms"
+                            f"{'' if same else '  MISMATCH'}"
+                        )
                     except engine.DeadlineExceeded:
-                        log(f"  batch {size:>6d}#{b} {name:10s} split {args.split}: over {args.batch_budget} s")
+                        log(
+                            f"  batch {size:>6d}#{b} {name:10s} split {args.split}: "
+                            f"over {args.batch_budget} s"
+                        )
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
                 rec.append((t, upd_s, cpu_s, matches))
-                log(f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
+                log(
+                    f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
                     f"update {upd_s * 1e3:7.2f} ms ({g.last_update_bytes / upd_s / 1e9:6.1f} GB/s)"
                     f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
-                    f"  {logical / t / 1e9:7.1f} GB/s {note}")
+                    f"  {logical / t / 1e9:7.1f} GB/s {note}"
+                )
     # from-scratch recount of the final graph, and a full CSR rebuild
     for name in patterns:
         if out_of_time(args):
@@ -332,7 +431,9 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             summary.setdefault((scale, name), {})["recount_s"] = t
             log(f"  recount {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms")
         except engine.DeadlineExceeded:
-            writer.writerow({**base, "pattern": name, "phase": "recount", "note": f"over {args.static_budget} s"})
+            writer.writerow(
+                {**base, "pattern": name, "phase": "recount", "note": f"over {args.static_budget} s"}
+            )
             log(f"  recount {name:10s} stopped at the {args.static_budget} s budget")
         del tasks
     current = g.edges()
@@ -340,7 +441,9 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     t = tick()
     rebuild.build(current, n)
     rb_s = tick() - t
-    writer.writerow({**base, "phase": "csr_rebuild", "gpu_update_s": rb_s, "note": f"{current.shape[0]} edges"})
+    writer.writerow(
+        {**base, "phase": "csr_rebuild", "gpu_update_s": rb_s, "note": f"{current.shape[0]} edges"}
+    )
     summary[(scale, "csr_rebuild")] = rb_s
     log(f"  full CSR rebuild of {current.shape[0]} edges on the device: {rb_s * 1e3:.1f} ms")
     del rebuild, g
@@ -354,17 +457,31 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--static-budget", type=float, default=20.0)
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=True)
-    ap.add_argument("--cpu-limit", type=float, default=10.0,
-                    help="stop CPU runs of a (pattern, size) after one this slow")
-    ap.add_argument("--cpu-when-gpu-under", type=float, default=1.0,
-                    help="run the CPU engine on a batch only when the GPU took less than this (s)")
-    ap.add_argument("--relabel", action=argparse.BooleanOptionalAction, default=True,
-                    help="also time static counts on the degree-ordered relabelling")
-    ap.add_argument("--split", type=int, default=0,
-                    help="also time every batch count with tasks split into this many seed candidates")
+    ap.add_argument(
+        "--cpu-limit", type=float, default=10.0, help="stop CPU runs of a (pattern, size) after one this slow"
+    )
+    ap.add_argument(
+        "--cpu-when-gpu-under",
+        type=float,
+        default=1.0,
+        help="run the CPU engine on a batch only when the GPU took less than this (s)",
+    )
+    ap.add_argument(
+        "--relabel",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time static counts on the degree-ordered relabelling",
+    )
+    ap.add_argument(
+        "--split",
+        type=int,
+        default=0,
+        help="also time every batch count with tasks split into this many seed candidates",
+    )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
-    ap.add_argument("--time-budget", type=float, default=0.0,
-                    help="seconds after which no new phase starts (0: no limit)")
+    ap.add_argument(
+        "--time-budget", type=float, default=0.0, help="seconds after which no new phase starts (0: no limit)"
+    )
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     out = Path(args.out)
@@ -375,12 +492,18 @@ def main() -> int:
     commit = os.environ.get("DM_COMMIT", "")
     if not commit:
         try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                    cwd=ROOT).stdout.strip()
+            commit = subprocess.run(
+                ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT
+            ).stdout.strip()
         except OSError:
             commit = "unknown"
-    meta = {"commit": commit, "device": gpu, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "cpu_threads": int(cpu_engine.numba.get_num_threads()), "sms": dev.attributes["MultiProcessorCount"]}
+    meta = {
+        "commit": commit,
+        "device": gpu,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "cpu_threads": int(cpu_engine.numba.get_num_threads()),
+        "sms": dev.attributes["MultiProcessorCount"],
+    }
     bw = copy_bandwidth()
     meta["copy_bandwidth_Bps"] = bw
     log(json.dumps(meta))
@@ -395,12 +518,21 @@ def main() -> int:
         for scale in [int(s) for s in args.scales.split(",") if s]:
             if out_of_time(args):
                 break
-            run_scale(scale, args.patterns.split(","), [int(s) for s in args.sizes.split(",")], args.batches,
-                      args, writer, summary)
+            run_scale(
+                scale,
+                args.patterns.split(","),
+                [int(s) for s in args.sizes.split(",")],
+                args.batches,
+                args,
+                writer,
+                summary,
+            )
             f.flush()
     (out / "gpu-bench-meta.json").write_text(json.dumps(meta, indent=1))
-    log("\nsummary (median per batch): scale pattern size | gpu match ms | update ms | cpu ms | cpu/gpu | "
-        "recount ms | recount/(gpu+update)")
+    log(
+        "\nsummary (median per batch): scale pattern size | gpu match ms | update ms | cpu ms | cpu/gpu | "
+        "recount ms | recount/(gpu+update)"
+    )
     for key, rec in summary.items():
         if not isinstance(rec, dict):
             continue
@@ -412,8 +544,10 @@ def main() -> int:
             cpus = [r[2] for r in runs if r[2] is not None]
             cm = float(np.median(cpus)) if cpus else float("nan")
             rc = rec.get("recount_s", float("nan"))
-            log(f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | {cm * 1e3:9.2f} | "
-                f"{cm / gm:7.1f} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}")
+            log(
+                f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | "
+                f"{cm * 1e3:9.2f} | {cm / gm:7.1f} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}"
+            )
     return 0
 
 

@@ -28,8 +28,10 @@ from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.replica import GraphReplica, PatternPlans  # noqa: E402
 
 # `deltamatch serve`, through its command module alone (robust to other subcommands' imports).
-SERVE = ("import argparse, sys; from deltamatch.commands import serve; p = argparse.ArgumentParser(); "
-         "serve.add_arguments(p); sys.exit(serve.run(p.parse_args()))")
+SERVE = (
+    "import argparse, sys; from deltamatch.commands import serve; p = argparse.ArgumentParser(); "
+    "serve.add_arguments(p); sys.exit(serve.run(p.parse_args()))"
+)
 PATTERNS = [("triangle", False), ("4-cycle", False), ("diamond", False), ("house", False), ("4-cycle", True)]
 
 
@@ -49,9 +51,23 @@ def main() -> int:
     data = tempfile.mkdtemp(prefix="dm-e2e-")
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", CUPY_GPU_MEMORY_LIMIT="40%")
     share = str(1.0 / args.workers) if args.backend == "cuda" else "0"
-    cmd = [sys.executable, "-c", SERVE, "--workers", str(args.workers), "--backend",
-           args.backend, "--num-gpus-per-worker", share, "--port", str(port), "--data-dir", data,
-           "--log-level", "warning"]
+    cmd = [
+        sys.executable,
+        "-c",
+        SERVE,
+        "--workers",
+        str(args.workers),
+        "--backend",
+        args.backend,
+        "--num-gpus-per-worker",
+        share,
+        "--port",
+        str(port),
+        "--data-dir",
+        data,
+        "--log-level",
+        "warning",
+    ]
     print("starting:", " ".join(cmd), flush=True)
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
@@ -86,17 +102,26 @@ def main() -> int:
                 r.raise_for_status()
                 body = r.json()
                 pat = parse_pattern(name, induced=induced)
-                local.register(pid_local, PatternPlans(compile_plans(pat, shared_plans(pat)),
-                                                       compile_plans(pat, [static_plan(pat)])))
+                local.register(
+                    pid_local,
+                    PatternPlans(
+                        compile_plans(pat, shared_plans(pat)), compile_plans(pat, [static_plan(pat)])
+                    ),
+                )
                 want = local.static_count(pid_local, 0, 1)
-                print(f"pattern {name}{' (induced)' if induced else ''}: total {body['total']} "
-                      f"(cpu {want})", flush=True)
+                print(
+                    f"pattern {name}{' (induced)' if induced else ''}: total {body['total']} (cpu {want})",
+                    flush=True,
+                )
                 ok &= body["total"] == want
                 ids.append(body["id"])
             cluster = c.get("/v1/cluster").json()
             backends = [w.get("backend") for w in cluster.get("workers", [])]
-            print("workers:", [(w.get("backend"), w.get("gpu_name"), w.get("device")) for w in
-                               cluster.get("workers", [])], flush=True)
+            print(
+                "workers:",
+                [(w.get("backend"), w.get("gpu_name"), w.get("device")) for w in cluster.get("workers", [])],
+                flush=True,
+            )
             ok &= len(backends) == args.workers and all(b == args.backend for b in backends)
             for version in range(2, 2 + args.batches):
                 present = local.graph.edges()
@@ -113,21 +138,30 @@ def main() -> int:
                 for pid_local in range(len(PATTERNS)):
                     plans = local.patterns[pid_local].batch
                     d = batch.deleted.shape[0]
-                    tasks[pid_local] = (batch_tasks(plans, batch.changed, d, OLD),
-                                        batch_tasks(plans, batch.changed, d, NEW))
+                    tasks[pid_local] = (
+                        batch_tasks(plans, batch.changed, d, OLD),
+                        batch_tasks(plans, batch.changed, d, NEW),
+                    )
                 res = local.execute(version, batch, tasks, list_limit=0)
                 line = []
                 for pid_local, pid in enumerate(ids):
                     got = answer["deltas"][str(pid)]
-                    want = {"added": res.added[pid_local].count, "removed": res.removed[pid_local].count,
-                            "total": local.static_count(pid_local, 0, 1)}
+                    want = {
+                        "added": res.added[pid_local].count,
+                        "removed": res.removed[pid_local].count,
+                        "total": local.static_count(pid_local, 0, 1),
+                    }
                     same = got == want
                     ok &= same
-                    line.append(f"{PATTERNS[pid_local][0]}{'*' if PATTERNS[pid_local][1] else ''} "
-                                f"+{got['added']}/-{got['removed']}={got['total']}{'' if same else ' MISMATCH'}")
+                    line.append(
+                        f"{PATTERNS[pid_local][0]}{'*' if PATTERNS[pid_local][1] else ''} "
+                        f"+{got['added']}/-{got['removed']}={got['total']}{'' if same else ' MISMATCH'}"
+                    )
                 print(f"v{answer['version']} ({elapsed * 1e3:.0f} ms): " + "; ".join(line), flush=True)
             m = c.get(f"/v1/patterns/{ids[0]}/matches", params={"limit": 50}).json()
-            print(f"listed {len(m['matches'])} of {m['total']} triangles at version {m['version']}", flush=True)
+            print(
+                f"listed {len(m['matches'])} of {m['total']} triangles at version {m['version']}", flush=True
+            )
     finally:
         proc.terminate()
         try:

@@ -58,13 +58,7 @@ def _gallop(arr, start, length, p, x):
         p += step
         step <<= 1
     lo, hi = p + 1, min(p + step, length)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[start + mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return lo + lower_bound(arr, start + lo, hi - lo, x)
 
 
 @njit(cache=True)

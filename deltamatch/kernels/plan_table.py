@@ -32,6 +32,19 @@ class BatchView(NamedTuple):
     partner: np.ndarray  # int32[2 * pairs]
     rank: np.ndarray  # int32[2 * pairs]
 
+    @classmethod
+    def of_pairs(cls, pairs: np.ndarray, slot: np.ndarray) -> BatchView:
+        """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place."""
+        ranks = np.arange(pairs.shape[0], dtype=np.int32)
+        src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
+        dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
+        rank = np.concatenate([ranks, ranks])
+        order = np.lexsort((dst, src))
+        src, dst, rank = src[order], dst[order], rank[order]
+        touched, starts = np.unique(src, return_index=True)
+        slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
+        return cls(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
+
 
 class PlanTable(NamedTuple):
     """A pattern's plans in position space: position l holds pattern vertex order[p, l].

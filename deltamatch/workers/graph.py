@@ -312,16 +312,7 @@ class DynamicGraph:
         n = len(self.vertices)
         if self._slot.shape[0] < n:
             self._slot = np.full(max(n, 2 * self._slot.shape[0]), -1, dtype=np.int32)
-        ranks = np.arange(pairs.shape[0], dtype=np.int32)
-        src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
-        dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
-        rank = np.concatenate([ranks, ranks])
-        order = np.lexsort((dst, src))
-        src, dst, rank = src[order], dst[order], rank[order]
-        touched, starts = np.unique(src, return_index=True)
-        self._slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
-        ptr = np.append(starts, src.shape[0]).astype(np.int64)
-        return BatchView(self._slot[:n], ptr, dst, rank)
+        return BatchView.of_pairs(pairs, self._slot[:n])
 
     def release(self, view: BatchView) -> None:
         touched = np.flatnonzero(view.slot >= 0)
