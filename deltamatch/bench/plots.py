@@ -42,12 +42,7 @@ def latency_plot(batches_csv: Path, out: Path) -> Path:
         ax.set_ylabel("batch latency (ms)")
         ax.set_title(f"{key[0]} | {key[1]} | batch {key[2]:,}", fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, axes, len(keys), out)
 
 
 def sweep_plot(summary_csv: Path, out: Path) -> Path:
@@ -73,7 +68,12 @@ def sweep_plot(summary_csv: Path, out: Path) -> Path:
         ax.set_title(f"{key[0]} | batch {key[1]:,}", fontsize=9)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(keys):]:
+    return _save(fig, axes, len(keys), out)
+
+
+def _save(fig, axes, used: int, out: Path) -> Path:
+    """Blank the unused panels, write the figure, free it."""
+    for ax in list(axes.flat)[used:]:
         ax.axis("off")
     fig.tight_layout()
     fig.savefig(out, dpi=110)

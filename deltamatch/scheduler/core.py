@@ -174,8 +174,10 @@ class SchedulerCore:
         return rows[np.lexsort(rows.T[::-1])] if rows.shape[0] else rows
 
     # batches ------------------------------------------------------------------
-    def apply(self, insert, delete) -> BatchOutcome:
-        """Apply one batch atomically as the next version and return its deltas."""
+    def apply(self, insert, delete, list_limit: int | None = None) -> BatchOutcome:
+        """Apply one batch atomically as the next version and return its deltas, listing
+        at most `list_limit` matches per side and pattern (default: the core's limit)."""
+        limit = self.list_limit if list_limit is None else list_limit
         start = self.clock()
         policy = self.policy
         batch = self.pool.broadcast("normalize", insert, delete)[0]
@@ -211,7 +213,7 @@ class SchedulerCore:
                 per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
                                       groups[2 * i + 1].take(picks[2 * i + 1][w]))
         results = self.pool.map(
-            "execute", [(version, batch, per_worker[w], self.list_limit) for w in range(workers)]
+            "execute", [(version, batch, per_worker[w], limit) for w in range(workers)]
         )
         self.version = version
         outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored)
@@ -220,8 +222,8 @@ class SchedulerCore:
         outcome.prediction_seconds = (t1 - t0) + (feats.seconds if feats is not None else 0.0)
         outcome.sort_seconds = t2 - t1
         for pid, reg in self.patterns.items():
-            removed = _merge([r.removed[pid] for r in results], self.list_limit, reg.pattern.k)
-            added = _merge([r.added[pid] for r in results], self.list_limit, reg.pattern.k)
+            removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
+            added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
             reg.total += added.count - removed.count
             reg.version = version
             outcome.deltas[pid] = PatternDelta(
@@ -280,11 +282,7 @@ class SchedulerCore:
         """
         if self.pool.replicas_empty():
             return self._load_empty(insert)
-        limit, self.list_limit = self.list_limit, 0
-        try:
-            return self.apply(insert, None)
-        finally:
-            self.list_limit = limit
+        return self.apply(insert, None, list_limit=0)
 
     def _load_empty(self, insert) -> BatchOutcome:
         start = self.clock()
