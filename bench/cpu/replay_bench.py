@@ -1,8 +1,10 @@
 """CPU replay benchmark: `deltamatch replay` per pattern, one core vs all cores, vs a recount per batch.
 
-Writes bench/results/cpu-replay-<date>.csv (one row per pattern and thread count) with the
+Writes bench/results/cpu-replay-<time>.csv (one row per pattern and thread count) with the
 commit, the machine and the date.  Not a test: run it by hand,
 `python bench/cpu/replay_bench.py [--graph rmat:18:4] [--batch 1000] [--batches 5]`.
+The whole-graph counts (the initial one and the recounts) run on all cores in every run
+(`replay --count-threads`): the thread count under test is the stream's.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ PATTERNS = ["triangle", "diamond", "4-clique", "4-cycle", "house"]
 
 
 def replay(
-    graph: str, pattern: str, threads: int, batch: int, batches: int, recount: bool, timeout: int
+    graph: str, pattern: str, threads: int, batch: int, batches: int, recount: bool, timeout: int,
+    hoist: bool = True,
 ) -> tuple[dict, list[dict]] | None:
     cmd = [
         sys.executable,
@@ -39,12 +42,16 @@ def replay(
         str(batches),
         "--threads",
         str(threads),
+        "--count-threads",
+        str(os.cpu_count()),
         "--json",
         "--shuffle",
         "1",
     ]
     if recount:
         cmd.append("--recount")
+    if not hoist:
+        cmd.append("--no-hoist")
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=True)
     except subprocess.TimeoutExpired:
@@ -68,8 +75,11 @@ def main() -> int:
         default="all-cores",
         help="recount after every batch in the all-cores run (default), or never",
     )
+    ap.add_argument("--no-hoist", action="store_true", help="the hoisting ablation (replay --no-hoist)")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="results directory")
     args = ap.parse_args()
-    commit = subprocess.run(
+    # A copy without git history (the device machine) names its commit in DM_COMMIT.
+    commit = os.environ.get("DM_COMMIT") or subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
     ).stdout.strip()
     cores = os.cpu_count()
@@ -77,7 +87,7 @@ def main() -> int:
         f"{cores}-core CPU ({platform.processor() or platform.machine()}), load avg {os.getloadavg()[0]:.1f}"
     )
     date = datetime.datetime.now(datetime.timezone.utc)
-    out = ROOT / "bench" / "results" / f"cpu-replay-{date:%Y-%m-%d}.csv"
+    out = args.out / f"cpu-replay-{date:%Y%m%dT%H%M%SZ}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     fields = [
         "date",
@@ -89,6 +99,7 @@ def main() -> int:
         "max_degree",
         "pattern",
         "threads",
+        "hoist",
         "batch",
         "batches",
         "total",
@@ -100,15 +111,14 @@ def main() -> int:
         "recount_equal",
         "speedup_vs_recount",
     ]
-    new = not out.exists()
-    with out.open("a", newline="") as f:
+    with out.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            w.writeheader()
+        w.writeheader()
         for pattern in args.patterns:
             for threads in args.threads or (1, cores):
                 recount = threads == cores and args.recount == "all-cores"
-                res = replay(args.graph, pattern, threads, args.batch, args.batches, recount, args.timeout)
+                res = replay(args.graph, pattern, threads, args.batch, args.batches, recount, args.timeout,
+                             hoist=not args.no_hoist)
                 row = {
                     "date": date.isoformat(timespec="seconds"),
                     "commit": commit,
@@ -116,6 +126,7 @@ def main() -> int:
                     "graph": args.graph,
                     "pattern": pattern,
                     "threads": threads,
+                    "hoist": not args.no_hoist,
                     "batch": args.batch,
                 }
                 if res is None:

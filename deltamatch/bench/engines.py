@@ -21,9 +21,6 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.workers.replica import GraphReplica, PatternPlans
 
 ALL_THREADS = numba.config.NUMBA_NUM_THREADS
-ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "cpu-1-noshare", "cpu-all-noshare", "gpu-noshare",
-           "networkx", "rest")
-DEFAULT_ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "networkx")
 
 
 @dataclass
@@ -109,7 +106,8 @@ class _Budget:
 
 
 def run_incremental(workload: Workload, pattern: Pattern, *, engine: str, backend: str, threads: int,
-                    workers: int = 1, shared: bool = True, policy: str = "even", list_limit: int = 0,
+                    workers: int = 1, shared: bool = True, hoist: bool = True, policy: str = "even",
+                    list_limit: int = 0,
                     time_limit: float | None = None, on_batch=None) -> EngineRun:
     """SchedulerCore over `workers` replicas: load, register (static count), then every batch."""
     run = EngineRun(engine, backend, threads, workers)
@@ -117,7 +115,8 @@ def run_incremental(workload: Workload, pattern: Pattern, *, engine: str, backen
     numba.set_num_threads(threads)
     try:
         replicas = [_timed_replica(backend) for _ in range(workers)]
-        core = SchedulerCore(WorkerPool(replicas), shared=shared, list_limit=list_limit, policy=policy)
+        core = SchedulerCore(WorkerPool(replicas), shared=shared, hoist=hoist, list_limit=list_limit,
+                             policy=policy)
         start = time.perf_counter()
         core.load(workload.initial)
         reg = core.register(pattern)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from deltamatch.bench.engine_names import INCREMENTAL
 from deltamatch.bench.engines import EngineRun
 from deltamatch.bench.workload import Workload
 
 BASELINES = ("cpu-1", "cpu-all", "recount", "networkx", "gpu")
-INCREMENTAL = ("cpu-1", "cpu-all", "gpu", "cpu-1-noshare", "cpu-all-noshare", "gpu-noshare", "rest")
 
 
 def column(engine: str) -> str:

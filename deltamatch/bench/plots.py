@@ -11,8 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ENGINE_ORDER = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "cpu-1-noshare", "recount",
-                "networkx", "rest")
+from deltamatch.bench.engine_names import ENGINES  # noqa: E402
 
 
 def _rows(path: Path) -> list[dict]:
@@ -21,7 +20,7 @@ def _rows(path: Path) -> list[dict]:
 
 
 def _order(engines) -> list[str]:
-    return sorted(engines, key=lambda e: ENGINE_ORDER.index(e) if e in ENGINE_ORDER else len(ENGINE_ORDER))
+    return sorted(engines, key=lambda e: ENGINES.index(e) if e in ENGINES else len(ENGINES))
 
 
 def latency_plot(batches_csv: Path, out: Path) -> Path:

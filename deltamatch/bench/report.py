@@ -14,15 +14,14 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES
 from deltamatch.bench.graphs import REPO_ROOT
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 MARKER = "<!-- section: bench -->"
-ENGINES = ("gpu", "gpu-noshare", "cpu-all", "cpu-all-noshare", "cpu-1", "cpu-1-noshare", "recount",
-           "networkx", "rest")
 RATIOS = (("cpu-all", "cpu_1"), ("cpu-1", "recount"), ("cpu-all", "recount"), ("cpu-all", "networkx"),
-          ("gpu", "cpu_all"), ("gpu", "recount"), ("cpu-1-noshare", "cpu_1"), ("cpu-all-noshare", "cpu_all"),
-          ("gpu-noshare", "gpu"), ("rest", "cpu_all"))
+          ("gpu", "cpu_all"), ("gpu", "recount"), ("rest", "cpu_all")) + tuple(
+              (ablation, base.replace("-", "_")) for ablation, base in ABLATION_PAIRS)
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -151,9 +150,11 @@ rest in batches (`--batch 100,1000`), optionally mixing in deletions of present 
 whole graph from scratch; its totals are the reference every other engine must equal, batch by
 batch; a mismatch fails the run), `networkx` (an `nx.Graph` recounted after every batch with
 `nx.triangles`, `nx.enumerate_all_cliques` or VF2, capped by `--nx-max-edges` and `--nx-time-limit`),
-`rest` (`--rest URL`, through a running service whose graph starts empty), and the shared-plans
+`rest` (`--rest URL`, through a running service whose graph starts empty), the shared-plans
 ablation `cpu-1-noshare` / `cpu-all-noshare` / `gpu-noshare` (one plan per oriented pattern edge
-instead of one per automorphism orbit). `--extra allocation` adds the allocation benchmark
+instead of one per automorphism orbit), and the hoisting ablation `cpu-1-nohoist` /
+`cpu-all-nohoist` / `gpu-nohoist` (the greedy matching order, every candidate set rebuilt per
+prefix). `--extra allocation` adds the allocation benchmark
 (`<run>-allocation.csv`). Per engine: batch latency p50/p99,
 updates/s, matches/s (|added| + |removed| per second), graph-update time, busy seconds per
 worker and max/min imbalance (`--workers N`), and speedups as mean-latency ratios over the

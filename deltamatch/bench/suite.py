@@ -18,6 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from deltamatch.bench import engines as eng
+from deltamatch.bench.engine_names import DEFAULT_ENGINES, ENGINES, engine_variant
 from deltamatch.bench.graphs import REPO_ROOT, BenchGraph, check_graph_spec, load_graph
 from deltamatch.bench.meta import run_metadata
 from deltamatch.bench.metrics import BASELINES, agreement, column, delta_matches, speedups, summarize
@@ -57,7 +58,7 @@ class BenchConfig:
     delete_fraction: float = 0.0
     seed: int = 0
     max_batches: int | None = None
-    engines: list[str] = field(default_factory=lambda: list(eng.DEFAULT_ENGINES))
+    engines: list[str] = field(default_factory=lambda: list(DEFAULT_ENGINES))
     workers: int = 1
     policy: str = "even"
     list_limit: int = 0
@@ -89,7 +90,7 @@ class SuiteResult:
 def _engine_runner(name: str, config: BenchConfig, gpu_ok: bool, gpu_why: str) -> Callable | str:
     """A callable (workload, pattern, on_batch) -> EngineRun, or the reason the engine is skipped."""
     limit = config.time_limit
-    if name in ("gpu", "gpu-noshare") and not gpu_ok:
+    if name.startswith("gpu") and not gpu_ok:
         return gpu_why
     if name == "recount":
         backend = "cuda" if gpu_ok and "gpu" in config.engines else "cpu"
@@ -106,12 +107,12 @@ def _engine_runner(name: str, config: BenchConfig, gpu_ok: bool, gpu_why: str) -
         from deltamatch.bench.rest_engine import run_rest
 
         return lambda w, p, cb: run_rest(w, p, url=config.rest_url, time_limit=limit, on_batch=cb)
-    backend = "cuda" if name.startswith("gpu") else "cpu"
-    threads = 1 if name.startswith("cpu-1") else eng.ALL_THREADS
-    shared = not name.endswith("-noshare")
+    variant = engine_variant(name)
+    threads = eng.ALL_THREADS if variant.all_threads else 1
     return lambda w, p, cb: eng.run_incremental(
-        w, p, engine=name, backend=backend, threads=threads, workers=config.workers, shared=shared,
-        policy=config.policy, list_limit=config.list_limit, time_limit=limit, on_batch=cb)
+        w, p, engine=name, backend=variant.backend, threads=threads, workers=config.workers,
+        shared=variant.shared, hoist=variant.hoist, policy=config.policy, list_limit=config.list_limit,
+        time_limit=limit, on_batch=cb)
 
 
 def _params(config: BenchConfig, run_id: str, graph: BenchGraph, stats: dict, workload: Workload,
@@ -142,9 +143,9 @@ def _run_engine(runner: Callable | str, name: str, workload: Workload, pattern: 
 def run_suite(config: BenchConfig) -> SuiteResult:
     """Run every case of `config`, write the CSVs and plots, print the tables; see module docstring."""
     patterns = [parse_pattern(p, induced=config.induced) for p in config.patterns]
-    unknown = [e for e in config.engines if e not in eng.ENGINES]
+    unknown = [e for e in config.engines if e not in ENGINES]
     if unknown:
-        raise ValueError(f"engines: unknown {unknown[0]!r}; choose from {', '.join(eng.ENGINES)}")
+        raise ValueError(f"engines: unknown {unknown[0]!r}; choose from {', '.join(ENGINES)}")
     missing = [x for x in config.extras if x not in EXTRAS]
     if missing:
         raise ValueError(f"extra {missing[0]!r}: unknown; choose from {', '.join(sorted(EXTRAS))}")

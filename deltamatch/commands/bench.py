@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--seed", type=int, default=s, help="seed for choosing the deleted edges")
     a("--max-batches", type=int, default=s, help="stream at most this many batches per case")
     a("--engines", nargs="+", default=s, metavar="E",
-      help="recount cpu-1 cpu-all gpu networkx (default); *-noshare (per-edge plans); rest")
+      help="recount cpu-1 cpu-all gpu networkx (default); *-noshare (per-edge plans); "
+           "*-nohoist (greedy order, no hoisting); rest")
     a("--workers", type=int, default=s, help="replicas per incremental engine (busy time / imbalance)")
     a("--policy", default=s, help="task allocation policy between the replicas")
     a("--list-limit", type=int, default=s, help="matches listed per batch and side (0: counts only)")

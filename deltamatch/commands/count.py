@@ -38,12 +38,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """--workers and --threads, shared with `replay`."""
+    """--workers, --threads and --no-hoist, shared with `replay`."""
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N", help="local worker replicas (default 1)"
     )
     parser.add_argument(
         "--threads", type=int, default=None, metavar="T", help="numba threads (default: all cores)"
+    )
+    parser.add_argument(
+        "--no-hoist",
+        action="store_true",
+        help="greedy matching order, every candidate set rebuilt per prefix (the hoisting ablation)",
     )
 
 
@@ -64,13 +69,18 @@ def load_source(spec: str) -> np.ndarray:
     return read_edges(spec)
 
 
+def check_threads(threads: int | None, flag: str) -> int | None:
+    """`threads` when it is None or within 1..(numba's thread count), else SourceError naming `flag`."""
+    if threads is not None and not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise SourceError(f"{flag} must be in 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    return threads
+
+
 def make_core(workers: int, threads: int | None, **kwargs) -> SchedulerCore:
     """A local scheduler over `workers` CPU replicas, numba limited to `threads`."""
     if workers < 1:
         raise SourceError(f"--workers must be at least 1, got {workers}")
-    if threads is not None:
-        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise SourceError(f"--threads must be in 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    if check_threads(threads, "--threads") is not None:
         numba.set_num_threads(threads)
     return SchedulerCore(WorkerPool([GraphReplica("cpu") for _ in range(workers)]), **kwargs)
 
@@ -78,7 +88,7 @@ def make_core(workers: int, threads: int | None, **kwargs) -> SchedulerCore:
 def run(args: argparse.Namespace) -> int:
     try:
         pattern = parse_pattern(args.pattern, induced=args.induced)
-        core = make_core(args.workers, args.threads)
+        core = make_core(args.workers, args.threads, hoist=not args.no_hoist)
         t0 = time.perf_counter()
         edges = load_source(args.file)
     except (PatternError, EdgeFileError, SourceError) as exc:
@@ -99,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         "total": reg.total,
         "graph": {"vertices": stats["vertices"], "edges": stats["edges"], "max_degree": stats["max_degree"]},
         "plans": reg.num_plans,
+        "hoist": not args.no_hoist,
         "threads": numba.get_num_threads(),
         "workers": len(core.pool),
         "read_seconds": round(t1 - t0, 6),

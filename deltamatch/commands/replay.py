@@ -8,16 +8,18 @@ Runs on local CPU replicas, or against a running service with `--url`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 
+import numba
 import numpy as np
 from tqdm import tqdm
 
-from deltamatch.commands.count import SourceError, add_engine_arguments, load_source, make_core
+from deltamatch.commands.count import SourceError, add_engine_arguments, check_threads, load_source, make_core
 from deltamatch.io.readers import EdgeFileError
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 
@@ -62,6 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="per-edge plans instead of shared plans (the ablation baseline)",
     )
+    parser.add_argument(
+        "--count-threads",
+        type=int,
+        default=None,
+        metavar="T",
+        help="numba threads for the whole-graph counts (the initial one and --recount; default --threads)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per batch")
     parser.add_argument("--url", default=None, help="replay through a running service at URL")
     parser.add_argument("--token", default=None, help="bearer token for --url (default: $DELTAMATCH_TOKEN)")
@@ -77,22 +86,36 @@ def _check(args: argparse.Namespace) -> None:
         raise SourceError(f"--delete-fraction must be in [0, 1], got {args.delete_fraction}")
     if args.max_batches is not None and args.max_batches < 0:
         raise SourceError(f"--max-batches must be non-negative, got {args.max_batches}")
-    if args.url and (args.recount or args.per_edge_plans):
-        raise SourceError("--recount and --per-edge-plans run locally; drop them with --url")
+    if args.url and (args.recount or args.per_edge_plans or args.no_hoist or args.count_threads):
+        raise SourceError("--recount, --per-edge-plans, --no-hoist and --count-threads run locally; "
+                          "drop them with --url")
 
 
 class _Local:
     """The stream's target: local CPU replicas under a SchedulerCore."""
 
     def __init__(self, args: argparse.Namespace):
-        self.core = make_core(args.workers, args.threads, shared=not args.per_edge_plans, list_limit=0)
+        self.core = make_core(args.workers, args.threads, shared=not args.per_edge_plans,
+                              hoist=not args.no_hoist, list_limit=0)
+        self.count_threads = check_threads(args.count_threads, "--count-threads")
         self.pid = -1
+
+    @contextlib.contextmanager
+    def _counting(self) -> Iterator[None]:
+        """Whole-graph counts run on --count-threads threads, the stream on --threads."""
+        stream_threads = numba.get_num_threads()
+        numba.set_num_threads(self.count_threads or stream_threads)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(stream_threads)
 
     def load(self, chunk: np.ndarray) -> None:
         self.core.load(chunk)
 
     def register(self, pattern) -> int:
-        reg = self.core.register(pattern)
+        with self._counting():
+            reg = self.core.register(pattern)
         self.pid = reg.id
         return reg.total
 
@@ -111,7 +134,8 @@ class _Local:
 
     def recount(self) -> int:
         parts = len(self.core.pool)
-        return sum(self.core.pool.map("static_count", [(self.pid, i, parts) for i in range(parts)]))
+        with self._counting():
+            return sum(self.core.pool.map("static_count", [(self.pid, i, parts) for i in range(parts)]))
 
     def stats(self) -> dict:
         return self.core.pool.replicas[0].stats()

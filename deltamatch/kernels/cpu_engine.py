@@ -62,29 +62,74 @@ def _gallop(arr, start, length, p, x):
 
 
 @njit(cache=True)
+def _hoisted_count(lv, m, dep, cand, width, cnt, emit, order, out, out_row, k, work):
+    """Level l from its cached candidate set (`dep` < l-1): the set minus the vertices
+    matched at positions dep+1 .. l-1, which are the only checks it has not had."""
+    s0 = lv * width
+    n = cnt[lv]
+    if not emit:
+        clash = 0
+        for j in range(dep + 1, lv):
+            i = lower_bound(cand, s0, n, m[j])
+            if i < n and cand[s0 + i] == m[j]:
+                clash += 1
+        work[1] += lv - 1 - dep
+        return n - clash
+    found = 0
+    for i in range(n):
+        w = cand[s0 + i]
+        if _matched_between(m, dep + 1, lv, w):
+            continue
+        m[lv] = w
+        for p in range(k):
+            out[out_row + found, order[p]] = m[p]
+        found += 1
+    work[0] += n
+    return found
+
+
+@njit(inline="always", cache=True)
+def _matched_between(m, lo, hi, w):
+    """Whether w is one of m[lo:hi] (a loop: numba compiles no generator inside any())."""
+    for j in range(lo, hi):  # noqa: SIM110
+        if m[j] == w:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when `reuse[l]`, from
     position l-1's candidates (same earlier neighbours, compatible bounds), so only the
     pair with l-1 is left to check.  Membership tests gallop forward through the other
-    rows, since candidates arrive in increasing order.  Returns the number of candidates
-    (l < k-1) or of completed matches (l = k-1); work[0] += candidates read, work[1] +=
-    membership probes and bound searches.
+    rows, since candidates arrive in increasing order.  A level whose neighbours and
+    bounds all lie at positions <= dep[l] < l-1 is hoisted: its set is built once per
+    prefix m[0..dep[l]] (`fresh[l]` says it still holds) and later calls only subtract
+    the vertices matched since.  Returns the number of candidates (l < k-1) or of
+    completed matches (l = k-1); work[0] += candidates read, work[1] += membership
+    probes and bound searches.
     """
+    last = lv == k - 1
+    hoist = dep[lv] < lv - 1
+    if hoist and fresh[lv]:
+        if last:
+            return _hoisted_count(lv, m, dep[lv], cand, width, cnt, emit, order, out, out_row, k, work)
+        return cnt[lv]
+    top = dep[lv] + 1 if hoist else lv
     lower = np.int64(-1)
     upper = _NO_UPPER
     anchor = -1
-    for j in range(lv):
+    for j in range(top):
         if cmp[lv, j] == 1 and m[j] > lower:
             lower = m[j]
         elif cmp[lv, j] == -1 and m[j] < upper:
             upper = m[j]
         if conn[lv, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
             anchor = j
-    last = lv == k - 1
     if reuse[lv]:
         src = cand
         s0 = (lv - 1) * width
@@ -97,15 +142,16 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         slen = degree[m[anchor]]
         first = 0
     i0 = lower_bound(src, s0, slen, lower + 1)
-    if (last and first == lv - 1 and not emit and not check_other and not induced
+    if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         prev = m[lv - 1]
         work[1] += 2
         return (i1 - i0) - (1 if lower < prev < upper else 0)
-    for j in range(first, lv):
+    for j in range(first, top):
         ptr[j] = 0
+    store = hoist or not last
     found = 0
     seen = 0
     probes = 1  # the bound search above
@@ -114,14 +160,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         if w >= upper:
             break
         seen += 1
-        ok = True
-        for j in range(first, lv):
-            if m[j] == w:
-                ok = False
-                break
-        if not ok:
+        if _matched_between(m, first, top, w):
             continue
-        for j in range(first, lv):
+        ok = True
+        for j in range(first, top):
             if j == anchor:
                 continue
             need = conn[lv, j] == 1
@@ -137,7 +179,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                 ok = False
                 break
         if ok and b_slot[w] >= 0:
-            for j in range(first, lv):
+            for j in range(first, top):
                 if induced or conn[lv, j] == 1:
                     rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, m[j])
                     if rank >= 0 and rank < r:
@@ -145,7 +187,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                         break
         if not ok:
             continue
-        if not last:
+        if store:
             cand[lv * width + found] = w
             found += 1
             continue
@@ -158,18 +200,25 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         found += 1
     work[0] += seen
     work[1] += probes
+    if not hoist:
+        return found
+    cnt[lv] = found
+    fresh[lv] = True
+    if last:
+        return _hoisted_count(lv, m, dep[lv], cand, width, cnt, emit, order, out, out_row, k, work)
     return found
 
 
 @njit(cache=True)
-def _search(offsets, degree, pool, order, conn, cmp, reuse, k, induced, u, v, r,
+def _search(offsets, degree, pool, order, conn, cmp, reuse, dep, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, out, out_row, emit, work):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
     m[1] = v
+    fresh[:] = False
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
@@ -180,35 +229,84 @@ def _search(offsets, degree, pool, order, conn, cmp, reuse, k, induced, u, v, r,
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh)
+    # A counted last level that does not depend on position k-2 pairs with all of k-2's
+    # candidates at once (inclusion-exclusion over the last two levels).
+    collapse = not emit and dep[k - 1] < k - 2
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
     pos[2] = 0
+    if collapse and k == 4:
+        return _collapsed_count(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                                cand, width, cnt, ptr, order, out, work, dep, fresh)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
             continue
-        m[lv] = cand[lv * width + pos[lv]]
+        w = cand[lv * width + pos[lv]]
         pos[lv] += 1
+        if dep[lv] < lv - 1 and _matched_between(m, dep[lv] + 1, lv, w):
+            continue
+        m[lv] = w
+        for later in range(lv + 2, k):
+            if dep[later] >= lv:
+                fresh[later] = False
         if lv + 1 == k - 1:
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                             cand, width, cnt, ptr, order, out, out_row + total, emit, work)
+                             cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
-                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                             cand, width, cnt, ptr, order, out, out_row, False, work)
+                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
             pos[lv] = 0
+            if collapse and lv == k - 2:
+                total += _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                                          cand, width, cnt, ptr, order, out, work, dep, fresh)
+                lv -= 1
     return total
 
 
 @njit(cache=True)
-def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
-               tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                     cand, width, cnt, ptr, order, out, work, dep, fresh):
+    """Matches completing every candidate C of level l = k-2 when the last level's set S
+    does not depend on position l: each w in C pairs with S minus the vertices matched
+    at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
+    m[lv] = -1  # no vertex: the last level's clash count covers positions dep+1 .. l-1 only
+    per_candidate = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                            cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
+    c0 = lv * width
+    s0 = (k - 1) * width
+    ns = cnt[k - 1]
+    skip = dep[lv] < lv - 1
+    n = 0
+    common = 0
+    q = 0
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        if skip and _matched_between(m, dep[lv] + 1, lv, w):
+            continue
+        n += 1
+        q = _gallop(cand, s0, ns, q, w)
+        if q < ns and cand[s0 + q] == w:
+            common += 1
+    work[0] += cnt[lv]
+    work[1] += n
+    return n * per_candidate - common
+
+
+@njit(cache=True)
+def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k,
+               induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                out_offsets, out, emit):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
     cand = np.empty(k * width, dtype=np.int32)
@@ -216,45 +314,66 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     pos = np.zeros(k, dtype=np.int64)
     ptr = np.zeros(k, dtype=np.int64)
     m = np.empty(k, dtype=np.int64)
+    fresh = np.zeros(k, dtype=np.bool_)
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
-        counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], reuses[p], k, induced,
-                            tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                            check_other, cand, width, cnt, pos, ptr, m, out, out_offsets[t], emit, wk)
+        counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], reuses[p], deps[p], k,
+                            induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank, iso_masks,
+                            check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t], emit, wk)
 
 
 @njit(parallel=True, cache=True)
-def _run_parallel(offsets, degree, pool, orders, conns, cmps, reuses, k, induced, tu, tv, tr, tp,
+def _run_parallel(offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced, tu, tv, tr, tp,
                   b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
                   n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
-        _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
-                   tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+        _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k,
+                   induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                    out_offsets, out, emit)
     return counts, work
 
 
 @njit(cache=True)
-def _run_serial(offsets, degree, pool, orders, conns, cmps, reuses, k, induced, tu, tv, tr, tp,
+def _run_serial(offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced, tu, tv, tr, tp,
                 b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
-    _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, k, induced,
+    _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced,
                tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                out_offsets, out, emit)
     return counts, work
 
 
-def reuse_flags(plans: PlanTable) -> np.ndarray:
+def candidate_deps(plans: PlanTable) -> np.ndarray:
+    """dep[p, l]: the last position whose vertex level l's candidates depend on (plan p).
+
+    That is the last pattern neighbour or symmetry bound of l; l-1 for every level when
+    `plans.hoist` is off or the pattern is induced (an induced level depends on all
+    earlier positions).  Levels l >= 3 with dep < l-1 are hoisted by the engine.
+    """
+    n, k = plans.order.shape
+    dep = np.tile(np.arange(-1, k - 1, dtype=np.int64), (n, 1))
+    if not plans.hoist or plans.induced:
+        return dep
+    for p in range(n):
+        for lv in range(3, k):
+            used = np.flatnonzero(plans.conn[p, lv, :lv] | plans.cmp[p, lv, :lv])
+            dep[p, lv] = used.max()
+    return dep
+
+
+def reuse_flags(plans: PlanTable, dep: np.ndarray) -> np.ndarray:
     """reuse[p, l]: position l's candidates are a subset of position l-1's (plan p).
 
     True when l >= 3, l and l-1 have the same pattern neighbours among positions < l-1,
-    and every bound l-1 obeys there is one l obeys too (cmp[l-1, j] in {0, cmp[l, j]}).
+    every bound l-1 obeys there is one l obeys too (cmp[l-1, j] in {0, cmp[l, j]}), and
+    neither l nor l-1 is hoisted (a hoisted set skips the checks against recent positions).
     """
     n, k = plans.order.shape
+    hoisted = dep < np.arange(k) - 1
     reuse = np.zeros((n, k), dtype=np.bool_)
     for p in range(n):
         for lv in range(3, k):
@@ -262,7 +381,8 @@ def reuse_flags(plans: PlanTable) -> np.ndarray:
             same_nbrs = np.array_equal(plans.conn[p, lv, head], plans.conn[p, lv - 1, head])
             prev = plans.cmp[p, lv - 1, head]
             bounds_ok = bool(np.all((prev == 0) | (prev == plans.cmp[p, lv, head])))
-            reuse[p, lv] = same_nbrs and bounds_ok and plans.conn[p, lv, head].any()
+            reuse[p, lv] = (same_nbrs and bounds_ok and plans.conn[p, lv, head].any()
+                            and not hoisted[p, lv] and not hoisted[p, lv - 1])
     return reuse
 
 
@@ -274,8 +394,9 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp, reuse_flags(plans),
-            plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
+    dep = candidate_deps(plans)
+    args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
+            reuse_flags(plans, dep), dep, plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit)
     threads = numba.get_num_threads()

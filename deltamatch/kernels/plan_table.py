@@ -52,7 +52,8 @@ class PlanTable(NamedTuple):
     conn[p, l, j] = 1 when positions l and j are adjacent in the pattern; cmp[p, l, j]
     is -1 when the vertex at l must be smaller than the one at j, +1 when larger.
     iso_masks (induced only) holds the sorted adjacency bitmasks of every labelling of
-    the pattern, bit hi*(hi-1)/2+lo for the pair {lo, hi}.
+    the pattern, bit hi*(hi-1)/2+lo for the pair {lo, hi}.  `hoist` lets an engine build
+    a level's candidate set once per prefix it depends on (the ablation switch).
     """
 
     k: int
@@ -63,6 +64,7 @@ class PlanTable(NamedTuple):
     seed_is_edge: np.ndarray  # bool[plans]
     automorphisms: np.ndarray  # int32[|Aut|, k]
     iso_masks: np.ndarray  # int64[labellings]
+    hoist: bool = True
 
 
 class TaskList(NamedTuple):

@@ -132,10 +132,11 @@ class SchedulerCore:
 
     clock = staticmethod(time.perf_counter)  # elapsed/overhead clock; benchmarks may use CPU time
 
-    def __init__(self, pool: WorkerPool, *, shared: bool = True, list_limit: int = 10_000,
+    def __init__(self, pool: WorkerPool, *, shared: bool = True, hoist: bool = True, list_limit: int = 10_000,
                  policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None):
         self.pool = pool
         self.shared = shared
+        self.hoist = hoist
         self.list_limit = list_limit
         self.policy = check_policy(policy)
         self.calibrator = Calibrator()
@@ -149,9 +150,9 @@ class SchedulerCore:
     def register(self, pattern: Pattern, pattern_id: int | None = None) -> RegisteredPattern:
         """Add a pattern; its total starts at the static count of the current graph."""
         pid = pattern_id if pattern_id is not None else next(self._ids)
-        plan_list = shared_plans(pattern) if self.shared else per_edge_plans(pattern)
+        plan_list = (shared_plans if self.shared else per_edge_plans)(pattern, self.hoist)
         plans = PatternPlans(compile_plans(pattern, plan_list),
-                             compile_plans(pattern, [static_plan(pattern)]))
+                             compile_plans(pattern, [static_plan(pattern, self.hoist)]))
         self.pool.broadcast("register", pid, plans)
         parts = len(self.pool)
         total = sum(self.pool.map("static_count", [(pid, i, parts) for i in range(parts)]))

@@ -31,13 +31,18 @@ class Plan:
     order: tuple[int, ...]
     constraints: tuple[tuple[int, int], ...]
     seed_is_edge: bool
+    hoist: bool = True
 
 
-def matching_order(pattern: Pattern, seed: tuple[int, int]) -> tuple[int, ...]:
+def matching_order(pattern: Pattern, seed: tuple[int, int], hoist: bool = True) -> tuple[int, ...]:
     """Seed pair first, then greedily the vertex with most matched neighbours.
 
     Ties go to the higher pattern degree, then the lower id: dense prefixes shrink
-    candidate sets soonest (the usual GraphPi/G2Miner heuristic).
+    candidate sets soonest (the usual GraphPi/G2Miner heuristic).  With `hoist`, sinks
+    (vertices no later vertex is adjacent to) then move to the end, in order: nothing
+    else depends on them, so their candidate sets no longer multiply the deeper levels'
+    work and each is built once per prefix of its neighbours (loop-invariant code motion,
+    as in AutoMine/GraphZero).
     """
     adj = pattern.adjacency
     order = list(seed)
@@ -48,7 +53,10 @@ def matching_order(pattern: Pattern, seed: tuple[int, int]) -> tuple[int, ...]:
             raise AssertionError("a connected pattern always has a matched neighbour")
         order.append(best)
         rest.remove(best)
-    return tuple(order)
+    if not hoist:
+        return tuple(order)
+    sinks = [x for i, x in enumerate(order) if i >= 2 and not adj[x, order[i + 1:]].any()]
+    return tuple([x for x in order if x not in sinks] + sinks)
 
 
 def symmetry_constraints(group: np.ndarray, base: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -66,41 +74,32 @@ def symmetry_constraints(group: np.ndarray, base: tuple[int, ...]) -> tuple[tupl
     return tuple(constraints)
 
 
-def shared_plans(pattern: Pattern) -> list[Plan]:
+def shared_plans(pattern: Pattern, hoist: bool = True) -> list[Plan]:
     """One plan per isomorphic edge class; constraints break the seed's stabilizer."""
     plans = []
     aut = pattern.automorphisms
     for orbit in pattern.edge_classes:
         a, b = orbit[0]
         stabilizer = aut[(aut[:, a] == a) & (aut[:, b] == b)]
-        order = matching_order(pattern, (a, b))
-        plans.append(
-            Plan((a, b), order, symmetry_constraints(stabilizer, order), bool(pattern.adjacency[a, b]))
-        )
+        order = matching_order(pattern, (a, b), hoist)
+        plans.append(Plan((a, b), order, symmetry_constraints(stabilizer, order),
+                          bool(pattern.adjacency[a, b]), hoist))
     return plans
 
 
-def per_edge_plans(pattern: Pattern) -> list[Plan]:
+def per_edge_plans(pattern: Pattern, hoist: bool = True) -> list[Plan]:
     """One plan per oriented seed pair, each with the full group's constraints."""
-    plans = []
-    for a, b in pattern.oriented_pairs:
-        order = matching_order(pattern, (a, b))
-        plans.append(
-            Plan(
-                (a, b),
-                order,
-                symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k))),
-                bool(pattern.adjacency[a, b]),
-            )
-        )
-    return plans
+    full = symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k)))
+    return [Plan((a, b), matching_order(pattern, (a, b), hoist), full, bool(pattern.adjacency[a, b]), hoist)
+            for a, b in pattern.oriented_pairs]
 
 
-def static_plan(pattern: Pattern) -> Plan:
+def static_plan(pattern: Pattern, hoist: bool = True) -> Plan:
     """The plan for a whole-graph count: seeded at the edge that starts the densest order."""
     seed = max(pattern.edges, key=lambda e: (int(pattern.adjacency[list(e)].sum()), -e[0], -e[1]))
-    order = matching_order(pattern, seed)
-    return Plan(seed, order, symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k))), True)
+    order = matching_order(pattern, seed, hoist)
+    full = symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k)))
+    return Plan(seed, order, full, True, hoist)
 
 
 def isomorphic_masks(pattern: Pattern) -> np.ndarray:
@@ -149,4 +148,5 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
         seed_is_edge=seed_is_edge,
         automorphisms=pattern.automorphisms.astype(np.int32),
         iso_masks=isomorphic_masks(pattern) if pattern.induced else np.zeros(0, dtype=np.int64),
+        hoist=all(plan.hoist for plan in plans),
     )

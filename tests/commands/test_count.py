@@ -54,6 +54,12 @@ def test_rmat_source_and_text_output(capsys):
     assert rc == 0 and "diamond:" in out and "matches in rmat:8:4:3" in out
 
 
+def test_no_hoist_counts_the_same(capsys):
+    _, hoisted = _count(capsys, "rmat:8:4:3", "house", "--json")
+    _, greedy = _count(capsys, "rmat:8:4:3", "house", "--json", "--no-hoist")
+    assert hoisted["hoist"] and not greedy["hoist"] and hoisted["total"] == greedy["total"] > 0
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -63,6 +69,7 @@ def test_rmat_source_and_text_output(capsys):
         (["rmat:6", "pentagon"], "unknown pattern name"),
         (["rmat:6", "0-1,2-3"], "disconnected"),
         (["rmat:6", "triangle", "--workers", "0"], "--workers"),
+        (["rmat:6", "triangle", "--threads", "0"], "--threads"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(capsys, argv, message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+import numba
 import numpy as np
 import pytest
 
@@ -73,6 +74,18 @@ def test_deletions_and_final_total_equal_reference(capsys, small_file):
     assert all(r["total"] == r["recount"] for r in rows)
 
 
+def test_hoisting_ablation_and_count_threads_keep_the_totals(capsys, small_file):
+    """--no-hoist (greedy plans) and --count-threads (recounts on another thread count) change no number."""
+    argv = (str(small_file), "--pattern", "house", "--batch", "20", "--json", "--load-fraction", "0.3",
+            "--recount", "--threads", "1")
+    _, hoisted, _ = _replay(capsys, *argv)
+    all_threads = str(numba.config.NUMBA_NUM_THREADS)
+    rc, greedy, _ = _replay(capsys, *argv, "--no-hoist", "--count-threads", all_threads)
+    strip = [{k: r[k] for k in ("version", "added", "removed", "total", "recount")} for r in hoisted]
+    assert rc == 0 and strip == [{k: r[k] for k in strip[0]} for r in greedy]
+    assert all(r["total"] == r["recount"] for r in greedy)
+
+
 def test_text_output_and_max_batches(capsys, small_file):
     rc, _, out = _replay(
         capsys, str(small_file), "--pattern", "triangle", "--batch", "5", "--max-batches", "2"
@@ -109,6 +122,8 @@ def test_total_after_full_replay_is_the_reference_count(capsys, small_file):
         (["--batch", "0"], "--batch"),
         (["--delete-fraction", "-1"], "--delete-fraction"),
         (["--url", "http://127.0.0.1:9", "--recount"], "--recount"),
+        (["--url", "http://127.0.0.1:9", "--no-hoist"], "--no-hoist"),
+        (["--count-threads", "0"], "--count-threads"),
     ],
 )
 def test_bad_options_exit_2(capsys, small_file, argv, message):

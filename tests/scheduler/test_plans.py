@@ -60,15 +60,34 @@ def test_published_plan_counts():
     assert counts == {"house": (12, 6), "P2": (18, 3), "P6": (28, 6)}
 
 
+@pytest.mark.parametrize("hoist", [True, False], ids=["hoist", "greedy"])
 @pytest.mark.parametrize("name", BUILTIN_PATTERNS)
-def test_orders_start_at_the_seed_and_stay_connected(name):
+def test_orders_start_at_the_seed_and_stay_connected(name, hoist):
     p = parse_pattern(name)
     for seed in p.oriented_pairs:
-        order = matching_order(p, seed)
+        order = matching_order(p, seed, hoist)
         assert order[:2] == seed and sorted(order) == list(range(p.k))
         for i in range(2, p.k):
             assert p.adjacency[order[i], list(order[:i])].any()
-    assert static_plan(p).seed_is_edge
+    assert static_plan(p, hoist).seed_is_edge
+
+
+@pytest.mark.parametrize("name", BUILTIN_PATTERNS)
+def test_hoisting_orders_end_with_every_sink(name):
+    """Past the seed, the vertices no later vertex is adjacent to form the order's tail."""
+    p = parse_pattern(name)
+    for seed in p.oriented_pairs:
+        order = matching_order(p, seed)
+        sink = [i >= 2 and not p.adjacency[x, list(order[i + 1:])].any() for i, x in enumerate(order)]
+        assert sink == sorted(sink)
+
+
+def test_house_static_order_postpones_the_roof():
+    """Greedy takes the roof (two matched neighbours) third; nothing depends on it, so it moves back."""
+    p = parse_pattern("house")
+    assert matching_order(p, (0, 1), hoist=False) == (0, 1, 4, 2, 3)
+    assert matching_order(p, (0, 1)) == (0, 1, 2, 4, 3)
+    assert compile_plans(p, [static_plan(p)]).hoist and not compile_plans(p, [static_plan(p, False)]).hoist
 
 
 def test_compiled_plans_are_in_position_space():

@@ -1,0 +1,26 @@
+"""Engine names: every ablation suffix selects its switch, on every base engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, EngineVariant, engine_variant
+
+
+@pytest.mark.parametrize(
+    "name, variant",
+    [
+        ("cpu-1", EngineVariant("cpu", False, True, True)),
+        ("cpu-all-noshare", EngineVariant("cpu", True, False, True)),
+        ("gpu-nohoist", EngineVariant("cuda", True, True, False)),
+        ("cpu-1-nohoist", EngineVariant("cpu", False, True, False)),
+    ],
+)
+def test_engine_variant_switches(name, variant):
+    assert engine_variant(name) == variant
+
+
+def test_every_ablation_is_an_engine_compared_with_its_base():
+    for ablation, base in ABLATION_PAIRS:
+        assert {ablation, base} <= set(INCREMENTAL) <= set(ENGINES)
+        assert engine_variant(ablation)[:2] == engine_variant(base)[:2]
