@@ -2,9 +2,11 @@
 # One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
-# Knobs: DEVCHECK_STEPS (default "tests e2e bench"), BENCH_ARGS (passed to bench/gpu/bench_gpu.py),
-# per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT and BENCH_BUDGET (s; defaults keep the
-# whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy has no git history).
+# Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "cpu-replay", the CPU replay benchmark on
+# the device host's cores), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), REPLAY_ARGS (passed to
+# bench/cpu/replay_bench.py), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT /
+# REPLAY_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT
+# (the commit to record; the device copy has no git history).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -30,6 +32,10 @@ for step in $STEPS; do
       # shellcheck disable=SC2086
       timeout "${BENCH_TIMEOUT:-330}" $PY bench/gpu/bench_gpu.py --out "$OUT" --time-budget "${BENCH_BUDGET:-270}" \
         ${BENCH_ARGS:---scales 20,22 --batches 2 --static-budget 5 --batch-budget 5 --cpu-when-gpu-under 0.5 --cpu-limit 5 --split 256} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+    cpu-replay)
+      # shellcheck disable=SC2086
+      timeout "${REPLAY_TIMEOUT:-540}" $PY bench/cpu/replay_bench.py --out "$OUT" \
+        ${REPLAY_ARGS:---batches 3} 2>&1 | tee -a "$OUT/cpu-replay.log" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done
