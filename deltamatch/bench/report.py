@@ -99,6 +99,50 @@ def run_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def replay_files(results: Path) -> list[Path]:
+    """The CPU replay benchmark's CSVs (`bench/cpu/replay_bench.py`) under `results`, any depth,
+    from the version that records the hoisting switch on."""
+    out = []
+    for path in sorted(results.rglob("cpu-replay-*.csv")):
+        with open(path, newline="") as f:
+            if "hoist" in next(csv.reader(f), []):
+                out.append(path)
+    return out
+
+
+def replay_table(rows: list[dict]) -> str:
+    """One replay benchmark file as a Markdown table: per pattern and stream thread count."""
+    r0 = rows[0]
+    sizes = {(r["vertices"], r["edges"], r["max_degree"]) for r in rows if r["vertices"]}
+    size = ", ".join(f"V={int(v):,}, E={int(e):,}, max degree {int(d):,}" for v, e, d in sorted(sizes))
+    head = (f"Commit `{r0['commit']}`, {r0['machine']}, {r0['date']}: `{r0['graph']}` ({size}), "
+            f"batches of {int(r0['batch']):,} insertions.")
+    cols = ["pattern", "hoist", "stream threads", "batches", "matches after", "static count s",
+            "batch p50 / mean s", "updates/s", "recount s", "recount ÷ batch", "recount equal"]
+    lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        if not r["total"]:
+            lines.append(f"| {r['pattern']} | {r['hoist']} | {r['threads']} | {r['batches']} |" + " |" * 7)
+            continue
+        cells = [r["pattern"], r["hoist"], r["threads"], r["batches"], f"{int(r['total']):,}",
+                 f"{float(r['static_seconds']):.3g}",
+                 f"{float(r['batch_p50_seconds']):.3g} / {float(r['batch_mean_seconds']):.3g}",
+                 f"{int(r['updates_per_second']):,}",
+                 f"{float(r['recount_mean_seconds']):.3g}" if r["recount_mean_seconds"] else "",
+                 f"{float(r['speedup_vs_recount']):.3g}×" if r["speedup_vs_recount"] else "",
+                 r["recount_equal"]]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+REPLAY_INTRO = """\
+**CPU replay** (`python bench/cpu/replay_bench.py`): `deltamatch replay` on an RMAT graph, per
+pattern, the stream on one core and on all cores; the whole-graph counts (the initial one and the
+recounts) run on all cores in both (`--count-threads`). "recount ÷ batch" is a from-scratch
+recount's mean time over the mean batch time, in the all-core run, where every recount was also
+checked against the running total ("recount equal")."""
+
+
 CROSSOVERS = (("gpu", "cpu-all", "the GPU", "the all-core CPU"),
               ("cpu-all", "cpu-1", "all cores", "one core"))
 
@@ -195,6 +239,12 @@ def section(results: Path = RESULTS_DIR) -> str:
         plots = sorted(p.name for p in results.glob(f"{path.stem}-*.png"))
         if plots:
             parts.append("Plots: " + ", ".join(f"[{p}](bench/results/{p})" for p in plots))
+    replays = [(path, read_rows(path)) for path in replay_files(results)]
+    if any(rows for _, rows in replays):
+        parts.append(REPLAY_INTRO)
+    for path, rows in replays:
+        if rows:
+            parts.append(f"**`{path.relative_to(results)}`**\n\n" + replay_table(rows))
     return "\n\n".join(parts) + "\n"
 
 

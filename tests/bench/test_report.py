@@ -48,3 +48,23 @@ def test_write_readme_replaces_only_the_bench_section(tmp_path):
     write_readme(readme, "new table\n")
     expected = "# x\n## Benchmarks\n<!-- section: bench -->\nnew table\n\n## Deployment\nkeep\n"
     assert readme.read_text() == expected
+
+
+def test_replay_tables_come_from_replay_csvs_at_any_depth(tmp_path):
+    fields = ["date", "commit", "machine", "graph", "vertices", "edges", "max_degree", "pattern", "threads",
+              "hoist", "batch", "batches", "total", "static_seconds", "batch_p50_seconds",
+              "batch_mean_seconds", "updates_per_second", "recount_mean_seconds", "recount_equal",
+              "speedup_vs_recount"]
+    run = dict(date="d", commit="abc", machine="16-core CPU", graph="rmat:18:4", vertices="9", edges="20",
+               max_degree="5", pattern="house", hoist="True", batch="1000")
+    (tmp_path / "host").mkdir()
+    with open(tmp_path / "host" / "cpu-replay-x.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, restval="")
+        w.writeheader()
+        w.writerow(dict(run, threads="16", batches="2", total="1234567", static_seconds="30",
+                        batch_p50_seconds="2", batch_mean_seconds="2.5", updates_per_second="400",
+                        recount_mean_seconds="25", recount_equal="True", speedup_vs_recount="10"))
+        w.writerow(dict(run, threads="1", batches="timeout 300s"))
+    text = section(tmp_path)
+    assert "host/cpu-replay-x.csv" in text and "1,234,567" in text and "10×" in text
+    assert "| house | True | 1 | timeout 300s |" in text
