@@ -114,9 +114,9 @@ def replay_table(rows: list[dict]) -> str:
     """One replay benchmark file as a Markdown table: per pattern and stream thread count."""
     r0 = rows[0]
     sizes = {(r["vertices"], r["edges"], r["max_degree"]) for r in rows if r["vertices"]}
-    size = ", ".join(f"V={int(v):,}, E={int(e):,}, max degree {int(d):,}" for v, e, d in sorted(sizes))
-    head = (f"Commit `{r0['commit']}`, {r0['machine']}, {r0['date']}: `{r0['graph']}` ({size}), "
-            f"batches of {int(r0['batch']):,} insertions.")
+    size = "; ".join(f"V={int(v):,}, E={int(e):,}, max degree {int(d):,}" for v, e, d in sorted(sizes))
+    head = (f"Commit `{r0['commit']}`, {r0['machine']}, {r0['date']}: `{r0['graph']}`"
+            f"{f' ({size})' if size else ''}, batches of {int(r0['batch']):,} insertions.")
     cols = ["pattern", "hoist", "stream threads", "batches", "matches after", "static count s",
             "batch p50 / mean s", "updates/s", "recount s", "recount ÷ batch", "recount equal"]
     lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
