@@ -1,7 +1,8 @@
-"""Shared fixtures: the real-graph directory beside the clone, and local scheduler cores."""
+"""Shared fixtures: the real-graph directory beside the clone, local scheduler cores, a local Ray."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,15 @@ def make_core():
         )
 
     return build
+
+
+@pytest.fixture(scope="session")
+def ray_address() -> str:
+    """A local Ray for the whole session (4 CPUs, 2 logical GPUs), started on first use."""
+    import ray
+
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    if not ray.is_initialized():
+        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False)
+    return ray.get_runtime_context().gcs_address

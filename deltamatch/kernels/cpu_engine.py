@@ -62,19 +62,11 @@ def _gallop(arr, start, length, p, x):
 
 
 @njit(cache=True)
-def _hoisted_count(lv, m, dep, cand, width, cnt, emit, order, out, out_row, k, work):
-    """Level l from its cached candidate set (`dep` < l-1): the set minus the vertices
-    matched at positions dep+1 .. l-1, which are the only checks it has not had."""
+def _list_hoisted(lv, m, dep, cand, width, cnt, order, out, out_row, k, work):
+    """The last level l listed from its cached set (`dep` < l-1): every member not matched
+    at positions dep+1 .. l-1 (the only checks the set has not had) completes a match."""
     s0 = lv * width
     n = cnt[lv]
-    if not emit:
-        clash = 0
-        for j in range(dep + 1, lv):
-            i = lower_bound(cand, s0, n, m[j])
-            if i < n and cand[s0 + i] == m[j]:
-                clash += 1
-        work[1] += lv - 1 - dep
-        return n - clash
     found = 0
     for i in range(n):
         w = cand[s0 + i]
@@ -108,16 +100,17 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
     pair with l-1 is left to check.  Membership tests gallop forward through the other
     rows, since candidates arrive in increasing order.  A level whose neighbours and
     bounds all lie at positions <= dep[l] < l-1 is hoisted: its set is built once per
-    prefix m[0..dep[l]] (`fresh[l]` says it still holds) and later calls only subtract
-    the vertices matched since.  Returns the number of candidates (l < k-1) or of
-    completed matches (l = k-1); work[0] += candidates read, work[1] += membership
-    probes and bound searches.
+    prefix m[0..dep[l]] (`fresh[l]` says it still holds) and returned as it is; the
+    vertices matched since are skipped by the caller (a counted last level is summed
+    by `_collapsed_count`).  Returns the number of candidates (l < k-1, or a hoisted
+    level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
+    membership probes and bound searches.
     """
     last = lv == k - 1
     hoist = dep[lv] < lv - 1
     if hoist and fresh[lv]:
-        if last:
-            return _hoisted_count(lv, m, dep[lv], cand, width, cnt, emit, order, out, out_row, k, work)
+        if last and emit:
+            return _list_hoisted(lv, m, dep[lv], cand, width, cnt, order, out, out_row, k, work)
         return cnt[lv]
     top = dep[lv] + 1 if hoist else lv
     lower = np.int64(-1)
@@ -204,8 +197,8 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
         return found
     cnt[lv] = found
     fresh[lv] = True
-    if last:
-        return _hoisted_count(lv, m, dep[lv], cand, width, cnt, emit, order, out, out_row, k, work)
+    if last and emit:
+        return _list_hoisted(lv, m, dep[lv], cand, width, cnt, order, out, out_row, k, work)
     return found
 
 
@@ -239,8 +232,8 @@ def _search(offsets, degree, pool, order, conn, cmp, reuse, dep, k, induced, u, 
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                      cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
     pos[2] = 0
-    if collapse and k == 4:
-        return _collapsed_count(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+    if collapse and lv == k - 2:
+        return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
                                 b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                 cand, width, cnt, ptr, order, out, work, dep, fresh)
     while lv >= 2:
@@ -280,13 +273,17 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced,
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
-    m[lv] = -1  # no vertex: the last level's clash count covers positions dep+1 .. l-1 only
-    per_candidate = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
-                            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
+    ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+                 b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
     c0 = lv * width
     s0 = (k - 1) * width
-    ns = cnt[k - 1]
+    clashes = 0
+    for j in range(dep[k - 1] + 1, lv):
+        i = lower_bound(cand, s0, ns, m[j])
+        if i < ns and cand[s0 + i] == m[j]:
+            clashes += 1
+    per_candidate = ns - clashes
     skip = dep[lv] < lv - 1
     n = 0
     common = 0
@@ -300,7 +297,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced,
         if q < ns and cand[s0 + q] == w:
             common += 1
     work[0] += cnt[lv]
-    work[1] += n
+    work[1] += n + lv - 1 - dep[k - 1]
     return n * per_candidate - common
 
 

@@ -189,6 +189,21 @@ __device__ void init_level(const Ctx& c, WarpShared& s, int p, int l, int lane, 
     __syncwarp();
 }
 
+// One warp step over position l's anchor row: this lane reads entry `idx` into w and says
+// whether it passes every check of position l; `stop` is set when it reached the upper bound.
+__device__ bool scan_candidate(const Ctx& c, WarpShared& s, int p, int l, int anchor, int r, dm_i64 start,
+                               dm_i64 upper, int idx, int end, int& w, bool& stop, LaneStats& st) {
+    bool in = idx < end;
+    w = 0;
+    if (in) {
+        w = c.pool[start + idx];
+        st.scanned++;
+    }
+    stop = in && (dm_i64)w >= upper;
+    in = in && !stop;
+    return in && candidate_ok(c, s, p, l, anchor, r, w, st);
+}
+
 // Refill position l's buffer with the next survivors of its anchor row (ascending).
 __device__ void fill_level(const Ctx& c, WarpShared& s, int p, int l, int r, int lane, LaneStats& st) {
     const dm_i64 start = s.start[l];
@@ -198,16 +213,9 @@ __device__ void fill_level(const Ctx& c, WarpShared& s, int p, int l, int r, int
     const int end = s.end[l];
     int n = 0;
     while (n == 0 && cur < end) {
-        const int idx = cur + lane;
-        bool in = idx < end;
-        int w = 0;
-        if (in) {
-            w = c.pool[start + idx];
-            st.scanned++;
-        }
-        const bool stop = in && (dm_i64)w >= upper;
-        in = in && !stop;
-        const bool ok = in && candidate_ok(c, s, p, l, anchor, r, w, st);
+        int w;
+        bool stop;
+        const bool ok = scan_candidate(c, s, p, l, anchor, r, start, upper, cur + lane, end, w, stop, st);
         const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
         if (ok) {
             s.buf[l][__popc(ballot & dm_lanemask_lt())] = w;
@@ -236,16 +244,9 @@ __device__ dm_u64 last_level(const Ctx& c, WarpShared& s, int p, int l, int r, i
     const int end = s.end[l];
     dm_u64 found = 0;
     for (int cur = s.cur[l]; cur < end; cur += 32) {
-        const int idx = cur + lane;
-        bool in = idx < end;
-        int w = 0;
-        if (in) {
-            w = c.pool[start + idx];
-            st.scanned++;
-        }
-        const bool stop = in && (dm_i64)w >= upper;
-        in = in && !stop;
-        bool ok = in && candidate_ok(c, s, p, l, anchor, r, w, st);
+        int w;
+        bool stop;
+        bool ok = scan_candidate(c, s, p, l, anchor, r, start, upper, cur + lane, end, w, stop, st);
         if (ok && c.check_other && survives_other(c, s, p, w)) {
             ok = false;
         }

@@ -87,9 +87,14 @@ def shared_plans(pattern: Pattern, hoist: bool = True) -> list[Plan]:
     return plans
 
 
+def _full_group_constraints(pattern: Pattern) -> tuple[tuple[int, int], ...]:
+    """Symmetry breaking of the whole automorphism group, along the vertex ids."""
+    return symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k)))
+
+
 def per_edge_plans(pattern: Pattern, hoist: bool = True) -> list[Plan]:
     """One plan per oriented seed pair, each with the full group's constraints."""
-    full = symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k)))
+    full = _full_group_constraints(pattern)
     return [Plan((a, b), matching_order(pattern, (a, b), hoist), full, bool(pattern.adjacency[a, b]), hoist)
             for a, b in pattern.oriented_pairs]
 
@@ -97,9 +102,7 @@ def per_edge_plans(pattern: Pattern, hoist: bool = True) -> list[Plan]:
 def static_plan(pattern: Pattern, hoist: bool = True) -> Plan:
     """The plan for a whole-graph count: seeded at the edge that starts the densest order."""
     seed = max(pattern.edges, key=lambda e: (int(pattern.adjacency[list(e)].sum()), -e[0], -e[1]))
-    order = matching_order(pattern, seed, hoist)
-    full = symmetry_constraints(pattern.automorphisms, tuple(range(pattern.k)))
-    return Plan(seed, order, full, True, hoist)
+    return Plan(seed, matching_order(pattern, seed, hoist), _full_group_constraints(pattern), True, hoist)
 
 
 def isomorphic_masks(pattern: Pattern) -> np.ndarray:

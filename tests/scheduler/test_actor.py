@@ -16,13 +16,6 @@ from deltamatch.scheduler.patterns import parse_pattern
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.fixture(scope="module")
-def ray_up():
-    if not ray.is_initialized():
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 log_to_driver=False)
-
-
 def _scheduler(path, **options):
     sched = make_scheduler_actor(str(path), num_workers=2, backend="cpu", **options)
     ray.get(sched.start.remote())
@@ -35,7 +28,7 @@ def _random_batch(rng, n: int, size: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def shared(ray_up, tmp_path_factory):
+def shared(ray_address, tmp_path_factory):
     sched = _scheduler(tmp_path_factory.mktemp("sched"))
     yield sched
     ray.kill(sched)
@@ -82,7 +75,7 @@ def test_worker_killed_between_batches_is_rebuilt(shared, make_core):
     assert ray.get(shared.cluster.remote())["workers"][0]["rebuilds"] == 1
 
 
-def test_worker_killed_mid_batch_completes_the_batch_once(ray_up, tmp_path, make_core):
+def test_worker_killed_mid_batch_completes_the_batch_once(ray_address, tmp_path, make_core):
     sched = _scheduler(tmp_path)
     local = make_core(replicas=1)
     rng = np.random.default_rng(1)
@@ -116,7 +109,7 @@ def test_worker_killed_mid_batch_completes_the_batch_once(ray_up, tmp_path, make
     ray.kill(sched)
 
 
-def test_restart_replays_snapshot_and_log_to_the_same_state(ray_up, tmp_path):
+def test_restart_replays_snapshot_and_log_to_the_same_state(ray_address, tmp_path):
     sched = _scheduler(tmp_path, snapshot_every=2)
     tri = ray.get(sched.register.remote("triangle"))["id"]
     ray.get(sched.register.remote("4-path", True))

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-import ray
 
 from deltamatch.kernels.reference import reference_matches
 from deltamatch.service.client import DeltamatchClient
@@ -27,16 +26,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def ray_address() -> str:
-    """A local Ray for the whole session (reused if a test module started it already)."""
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    if not ray.is_initialized():
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 log_to_driver=False)
-    return ray.get_runtime_context().gcs_address
 
 
 class ServiceProcess:

@@ -17,13 +17,6 @@ from deltamatch.workers.replica import GraphReplica
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture(scope="module")
-def ray_up():
-    if not ray.is_initialized():
-        ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 log_to_driver=False)
-
-
 def _plans():
     core = SchedulerCore(WorkerPool([GraphReplica("cpu")]))
     return core.register(parse_pattern("triangle")).plans
@@ -77,7 +70,7 @@ def test_rebuild_reproduces_vertex_ids_and_edges():
     assert nb_a.changed.tolist() == nb_b.changed.tolist()
 
 
-def test_killed_actor_restarts_with_a_new_boot_id(ray_up):
+def test_killed_actor_restarts_with_a_new_boot_id(ray_address):
     (handle,) = make_worker_actors(1, backend="cpu")
     boot = ray.get(handle.ping.remote())
     batch = ray.get(handle.call.remote(boot, "normalize", [[1, 2]], None))
@@ -98,7 +91,7 @@ def test_killed_actor_restarts_with_a_new_boot_id(ray_up):
     ray.kill(handle, no_restart=True)
 
 
-def test_fractional_gpus_share_a_device(ray_up):
+def test_fractional_gpus_share_a_device(ray_address):
     if ray.cluster_resources().get("GPU", 0) < 2:
         pytest.skip("needs 2 (logical) GPUs in the session's Ray")
     handles = make_worker_actors(4, backend="cpu", num_gpus=0.5)  # 4 workers on 2 (logical) GPUs
