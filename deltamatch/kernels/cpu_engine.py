@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
 from deltamatch.kernels.sorted_rows import lower_bound
 
 _NO_UPPER = 2**62
@@ -90,14 +90,14 @@ def _matched_between(m, lo, hi, w):
 
 
 @njit(cache=True)
-def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
             cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
-    Candidates come from the smallest matched neighbour's row or, when `reuse[l]`, from
-    position l-1's candidates (same earlier neighbours, compatible bounds), so only the
-    pair with l-1 is left to check.  Membership tests gallop forward through the other
+    Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
+    from level i's candidates (same neighbours before i, compatible bounds), so only the
+    positions i .. l-1 are left to check.  Membership tests gallop forward through the other
     rows, since candidates arrive in increasing order.  A level whose neighbours and
     bounds all lie at positions <= dep[l] < l-1 is hoisted: its set is built once per
     prefix m[0..dep[l]] (`fresh[l]` says it still holds) and returned as it is; the
@@ -123,11 +123,11 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
             upper = m[j]
         if conn[lv, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
             anchor = j
-    if reuse[lv]:
+    if base[lv] >= 0:
         src = cand
-        s0 = (lv - 1) * width
-        slen = cnt[lv - 1]
-        first = lv - 1
+        s0 = base[lv] * width
+        slen = cnt[base[lv]]
+        first = base[lv]
         anchor = -1
     else:
         src = pool
@@ -203,7 +203,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
 
 
 @njit(cache=True)
-def _search(offsets, degree, pool, order, conn, cmp, reuse, dep, k, induced, u, v, r,
+def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
             cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
@@ -220,22 +220,21 @@ def _search(offsets, degree, pool, order, conn, cmp, reuse, dep, k, induced, u, 
             out[out_row, order[1]] = v
         return 1
     if k == 3:
-        return _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+        return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                        cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh)
-    # A counted last level that does not depend on position k-2 pairs with all of k-2's
-    # candidates at once (inclusion-exclusion over the last two levels).
-    collapse = not emit and dep[k - 1] < k - 2
+    # Counting may finish the last two levels at once, for all of k-2's candidates.
+    at_once = not emit and last_two != 0
     total = 0
     lv = 2
-    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                      cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
     pos[2] = 0
-    if collapse and lv == k - 2:
-        return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
-                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                                cand, width, cnt, ptr, order, out, work, dep, fresh)
+    if at_once and lv == k - 2:
+        return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -249,31 +248,44 @@ def _search(offsets, degree, pool, order, conn, cmp, reuse, dep, k, induced, u, 
             if dep[later] >= lv:
                 fresh[later] = False
         if lv + 1 == k - 1:
-            total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+            total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                              cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh)
         else:
             lv += 1
-            cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+            cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                               cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
             pos[lv] = 0
-            if collapse and lv == k - 2:
-                total += _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
-                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                                          cand, width, cnt, ptr, order, out, work, dep, fresh)
+            if at_once and lv == k - 2:
+                total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                                         b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                                         cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
                 lv -= 1
     return total
 
 
 @njit(cache=True)
-def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                    b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two):
+    """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
+    if last_two == LAST_PAIRS:
+        n = cnt[lv]
+        return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
+    return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                            cand, width, cnt, ptr, order, out, work, dep, fresh)
+
+
+@njit(cache=True)
+def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                      cand, width, cnt, ptr, order, out, work, dep, fresh):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
-    ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, reuse, induced, r,
+    ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                  cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
     c0 = lv * width
@@ -302,8 +314,8 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, reuse, induced,
 
 
 @njit(cache=True)
-def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k,
-               induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
+               k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                out_offsets, out, emit):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
     cand = np.empty(k * width, dtype=np.int32)
@@ -315,72 +327,34 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
-        counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], reuses[p], deps[p], k,
-                            induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                            check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t], emit, wk)
+        counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
+                            last_twos[p], k, induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank,
+                            iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
+                            emit, wk)
 
 
 @njit(parallel=True, cache=True)
-def _run_parallel(offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced, tu, tv, tr, tp,
-                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
+def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
+                  tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
                   n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
-        _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k,
-                   induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-                   out_offsets, out, emit)
+        _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
+                   last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
+                   check_other, width, out_offsets, out, emit)
     return counts, work
 
 
 @njit(cache=True)
-def _run_serial(offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced, tu, tv, tr, tp,
-                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
+def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
+                tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
-    _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, reuses, deps, k, induced,
-               tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+    _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
+               induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                out_offsets, out, emit)
     return counts, work
-
-
-def candidate_deps(plans: PlanTable) -> np.ndarray:
-    """dep[p, l]: the last position whose vertex level l's candidates depend on (plan p).
-
-    That is the last pattern neighbour or symmetry bound of l; l-1 for every level when
-    `plans.hoist` is off or the pattern is induced (an induced level depends on all
-    earlier positions).  Levels l >= 3 with dep < l-1 are hoisted by the engine.
-    """
-    n, k = plans.order.shape
-    dep = np.tile(np.arange(-1, k - 1, dtype=np.int64), (n, 1))
-    if not plans.hoist or plans.induced:
-        return dep
-    for p in range(n):
-        for lv in range(3, k):
-            used = np.flatnonzero(plans.conn[p, lv, :lv] | plans.cmp[p, lv, :lv])
-            dep[p, lv] = used.max()
-    return dep
-
-
-def reuse_flags(plans: PlanTable, dep: np.ndarray) -> np.ndarray:
-    """reuse[p, l]: position l's candidates are a subset of position l-1's (plan p).
-
-    True when l >= 3, l and l-1 have the same pattern neighbours among positions < l-1,
-    every bound l-1 obeys there is one l obeys too (cmp[l-1, j] in {0, cmp[l, j]}), and
-    neither l nor l-1 is hoisted (a hoisted set skips the checks against recent positions).
-    """
-    n, k = plans.order.shape
-    hoisted = dep < np.arange(k) - 1
-    reuse = np.zeros((n, k), dtype=np.bool_)
-    for p in range(n):
-        for lv in range(3, k):
-            head = slice(0, lv - 1)
-            same_nbrs = np.array_equal(plans.conn[p, lv, head], plans.conn[p, lv - 1, head])
-            prev = plans.cmp[p, lv - 1, head]
-            bounds_ok = bool(np.all((prev == 0) | (prev == plans.cmp[p, lv, head])))
-            reuse[p, lv] = (same_nbrs and bounds_ok and plans.conn[p, lv, head].any()
-                            and not hoisted[p, lv] and not hoisted[p, lv - 1])
-    return reuse
 
 
 # Below this many tasks a parallel launch costs more than it saves.
@@ -391,9 +365,9 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    dep = candidate_deps(plans)
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
-            reuse_flags(plans, dep), dep, plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
+            plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
+            plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit)
     threads = numba.get_num_threads()

@@ -46,14 +46,28 @@ class BatchView(NamedTuple):
         return cls(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
 
 
+# PlanTable.last_two: how a counting run may finish the last two levels (position k-2 and k-1).
+LAST_EACH = 0  # per completed prefix: the last level's set size (or, listing, its members)
+LAST_COLLAPSE = 1  # the last level's set does not depend on k-2: |C|*(|S| - clashes) - |C & S|
+LAST_PAIRS = 2  # the last level is k-2's own set past a bound: |C|(|C|-1)/2 (|C|(|C|-1) unbounded)
+
+
 class PlanTable(NamedTuple):
     """A pattern's plans in position space: position l holds pattern vertex order[p, l].
 
     conn[p, l, j] = 1 when positions l and j are adjacent in the pattern; cmp[p, l, j]
     is -1 when the vertex at l must be smaller than the one at j, +1 when larger.
     iso_masks (induced only) holds the sorted adjacency bitmasks of every labelling of
-    the pattern, bit hi*(hi-1)/2+lo for the pair {lo, hi}.  `hoist` lets an engine build
-    a level's candidate set once per prefix it depends on (the ablation switch).
+    the pattern, bit hi*(hi-1)/2+lo for the pair {lo, hi}.
+
+    The plan analysis both engines execute (`scheduler.plans.analyze`):
+    - dep[p, l]: the last position level l's candidate set depends on (its last pattern
+      neighbour or symmetry bound).  A level with dep < l-1 is *hoisted*: its set is built
+      once per prefix m[0..dep] and later visits only skip the vertices matched since.
+    - base[p, l]: the earlier level whose candidate set level l's set is a subset of
+      (same neighbours and compatible bounds before it), or -1.  Level l then filters that
+      set against positions base .. dep only, instead of intersecting adjacency rows again.
+    - last_two[p]: LAST_EACH, LAST_COLLAPSE or LAST_PAIRS (how counting ends a task).
     """
 
     k: int
@@ -64,7 +78,9 @@ class PlanTable(NamedTuple):
     seed_is_edge: np.ndarray  # bool[plans]
     automorphisms: np.ndarray  # int32[|Aut|, k]
     iso_masks: np.ndarray  # int64[labellings]
-    hoist: bool = True
+    dep: np.ndarray  # int8[plans, k]
+    base: np.ndarray  # int8[plans, k]
+    last_two: np.ndarray  # int8[plans]
 
 
 class TaskList(NamedTuple):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import PlanTable
+from deltamatch.kernels.plan_table import LAST_COLLAPSE, LAST_EACH, LAST_PAIRS, PlanTable
 from deltamatch.scheduler.patterns import Pattern
 
 
@@ -126,14 +126,80 @@ def pair_bit(p: int, q: int) -> int:
     return hi * (hi - 1) // 2 + lo
 
 
+def candidate_deps(conn: np.ndarray, cmp: np.ndarray, hoist: bool) -> np.ndarray:
+    """dep[l] of one plan (position space): the last position level l's candidates depend on.
+
+    That is l's last pattern neighbour or symmetry bound for l >= 3 when `hoist`; l-1
+    otherwise (and always for an induced pattern, whose levels depend on every earlier
+    position: pass hoist=False).  dep[0] = -1, dep[1] = 0.
+    """
+    k = conn.shape[0]
+    dep = np.arange(-1, k - 1, dtype=np.int8)
+    if hoist:
+        for lv in range(3, k):
+            dep[lv] = np.flatnonzero(conn[lv, :lv] | cmp[lv, :lv]).max()
+    return dep
+
+
+def reused_level(conn: np.ndarray, cmp: np.ndarray, dep: np.ndarray, lv: int) -> int:
+    """The latest level i (2 <= i < l) whose candidate set contains level l's, or -1.
+
+    Level i qualifies when it is not hoisted (its set excludes every vertex at 0 .. i-1),
+    its set is built by the time l's is (i <= dep[l]), l has exactly i's pattern
+    neighbours before i (so i's adjacency and, induced, non-adjacency checks are l's), and
+    every bound of i is one of l's (cmp[i, j] in {0, cmp[l, j]} for j < i).
+    """
+    for i in range(min(lv - 1, int(dep[lv])), 1, -1):
+        if dep[i] != i - 1:
+            continue
+        same_nbrs = np.array_equal(conn[lv, :i], conn[i, :i])
+        bounds = cmp[i, :i]
+        if same_nbrs and bool(np.all((bounds == 0) | (bounds == cmp[lv, :i]))):
+            return i
+    return -1
+
+
+def last_two_levels(conn: np.ndarray, cmp: np.ndarray, dep: np.ndarray, base: np.ndarray,
+                    induced: bool) -> int:
+    """How counting may finish a task of one plan (see `PlanTable.last_two`).
+
+    LAST_COLLAPSE: the last level does not depend on position k-2 (inclusion-exclusion).
+    LAST_PAIRS: the last level is k-2's set (base), not adjacent to k-2, edge-induced, with
+    exactly k-2's bounds before it, so each member of k-2's set C pairs with the members on
+    one side of it (a bound between them) or all others: C(|C|, 2) or |C|(|C|-1) in all.
+    """
+    k = conn.shape[0]
+    if k < 4:
+        return LAST_EACH
+    if dep[k - 1] < k - 2:
+        return LAST_COLLAPSE
+    if (base[k - 1] == k - 2 and conn[k - 1, k - 2] == 0 and not induced
+            and np.array_equal(cmp[k - 1, :k - 2], cmp[k - 2, :k - 2])):
+        return LAST_PAIRS
+    return LAST_EACH
+
+
+def analyze(conn: np.ndarray, cmp: np.ndarray, induced: bool,
+            hoist: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """(dep, base, last_two) of one plan: the set operations of `PlanTable`'s docstring."""
+    dep = candidate_deps(conn, cmp, hoist and not induced)
+    base = np.full(conn.shape[0], -1, dtype=np.int8)
+    for lv in range(3, conn.shape[0]):
+        base[lv] = reused_level(conn, cmp, dep, lv)
+    return dep, base, last_two_levels(conn, cmp, dep, base, induced)
+
+
 def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
-    """Lower plans to the kernels' arrays (position space, see `PlanTable`)."""
+    """Lower plans to the kernels' arrays (position space, see `PlanTable`), analyzed."""
     k = pattern.k
     n = len(plans)
     order = np.zeros((n, k), dtype=np.int32)
     conn = np.zeros((n, k, k), dtype=np.int8)
     cmp = np.zeros((n, k, k), dtype=np.int8)
     seed_is_edge = np.zeros(n, dtype=np.bool_)
+    dep = np.zeros((n, k), dtype=np.int8)
+    base = np.zeros((n, k), dtype=np.int8)
+    last_two = np.zeros(n, dtype=np.int8)
     for p, plan in enumerate(plans):
         pos = {x: i for i, x in enumerate(plan.order)}
         order[p] = plan.order
@@ -142,6 +208,7 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
             cmp[p, pos[x], pos[y]] = -1
             cmp[p, pos[y], pos[x]] = 1
         seed_is_edge[p] = plan.seed_is_edge
+        dep[p], base[p], last_two[p] = analyze(conn[p], cmp[p], pattern.induced, plan.hoist)
     return PlanTable(
         k=k,
         induced=pattern.induced,
@@ -151,5 +218,7 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
         seed_is_edge=seed_is_edge,
         automorphisms=pattern.automorphisms.astype(np.int32),
         iso_masks=isomorphic_masks(pattern) if pattern.induced else np.zeros(0, dtype=np.int64),
-        hoist=all(plan.hoist for plan in plans),
+        dep=dep,
+        base=base,
+        last_two=last_two,
     )

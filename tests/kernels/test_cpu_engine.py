@@ -166,12 +166,3 @@ def test_hoisting_reads_fewer_candidates(name):
         for h, w in ((True, hoisted), (False, greedy))
     ]
     assert counts[0] == counts[1] > 0 and 2 * hoisted[0] < greedy[0]
-
-
-def test_candidate_deps_mark_the_house_roof_and_floor_hoisted():
-    """Static house order (0, 1, 2, 4, 3): the roof needs positions 0-1, the last wall vertex 0 and 2."""
-    p = parse_pattern("house")
-    dep = cpu_engine.candidate_deps(compile_plans(p, [static_plan(p)]))
-    assert dep[0, 2:].tolist() == [1, 1, 2]
-    off = cpu_engine.candidate_deps(compile_plans(p, [static_plan(p, False)]))
-    assert off[0, 2:].tolist() == [1, 2, 3]

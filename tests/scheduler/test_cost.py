@@ -4,7 +4,7 @@ import pytest
 from deltamatch.kernels.plan_table import PlanTable, TaskList
 from deltamatch.scheduler.cost import Calibrator, g2miner_cost, plan_shape, predict_task_cost
 from deltamatch.scheduler.patterns import parse_pattern
-from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans
+from deltamatch.scheduler.plans import analyze, compile_plans, per_edge_plans, shared_plans
 from deltamatch.workers.features import SideFeatures
 
 PAIRS = np.array([[0, 1]], dtype=np.int32)
@@ -77,8 +77,10 @@ def test_survival_probability_counts_lower_and_upper_bounds():
     cmp = np.zeros((1, k, k), dtype=np.int8)
     cmp[0, 3, :3] = [1, 1, -1]  # above positions 0 and 1, below position 2
     conn = np.ones((1, k, k), dtype=np.int8)
+    dep, base, last_two = analyze(conn[0], cmp[0], induced=False, hoist=True)
     table = PlanTable(k, False, np.arange(k, dtype=np.int32)[None], conn, cmp, np.ones(1, bool),
-                      np.arange(k, dtype=np.int32)[None], np.zeros(0, np.int64))
+                      np.arange(k, dtype=np.int32)[None], np.zeros(0, np.int64), dep[None], base[None],
+                      np.array([last_two], np.int8))
     assert plan_shape(table).survive[0, 3] == pytest.approx(2 * 1 / 24)
 
 

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from deltamatch.kernels.plan_table import LAST_COLLAPSE, LAST_EACH, LAST_PAIRS
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import (
     compile_plans,
@@ -87,7 +88,16 @@ def test_house_static_order_postpones_the_roof():
     p = parse_pattern("house")
     assert matching_order(p, (0, 1), hoist=False) == (0, 1, 4, 2, 3)
     assert matching_order(p, (0, 1)) == (0, 1, 2, 4, 3)
-    assert compile_plans(p, [static_plan(p)]).hoist and not compile_plans(p, [static_plan(p, False)]).hoist
+
+
+def test_analysis_hoists_the_house_roof_and_floor():
+    """Static house order (0, 1, 2, 4, 3): the roof needs positions 0-1, the last wall vertex 0 and 2."""
+    p = parse_pattern("house")
+    hoisted = compile_plans(p, [static_plan(p)])
+    assert hoisted.dep[0, 2:].tolist() == [1, 1, 2]
+    assert hoisted.last_two[0] == LAST_COLLAPSE
+    greedy = compile_plans(p, [static_plan(p, False)])
+    assert greedy.dep[0, 2:].tolist() == [1, 2, 3] and greedy.last_two[0] == LAST_EACH
 
 
 def test_compiled_plans_are_in_position_space():
@@ -107,3 +117,67 @@ def test_isomorphic_masks_count_the_labellings():
         masks = isomorphic_masks(parse_pattern(name, induced=True))
         assert masks.shape[0] == labellings and np.all(np.diff(masks) > 0)
     assert sorted(pair_bit(a, b) for a, b in itertools.combinations(range(8), 2)) == list(range(28))
+
+
+# Static plans (hoisting on): (dep, base) of positions 2.. and how counting ends a task.
+STATIC_ANALYSIS = {
+    "triangle": ([1], [-1], LAST_EACH),
+    "4-path": ([1, 2], [-1, -1], LAST_EACH),
+    "3-star": ([1, 2], [-1, 2], LAST_PAIRS),
+    "4-cycle": ([1, 2], [-1, -1], LAST_EACH),
+    "tailed-triangle": ([1, 1], [-1, -1], LAST_COLLAPSE),
+    "diamond": ([1, 2], [-1, 2], LAST_PAIRS),
+    "4-clique": ([1, 2], [-1, 2], LAST_EACH),
+    "5-cycle": ([1, 2, 3], [-1, -1, -1], LAST_EACH),
+    "house": ([1, 1, 2], [-1, -1, -1], LAST_COLLAPSE),
+    "5-clique": ([1, 2, 3], [-1, 2, 3], LAST_EACH),
+    "P1": ([1, 1, 2], [-1, -1, -1], LAST_COLLAPSE),
+    "P2": ([1, 2, 1, 2], [-1, -1, -1, -1], LAST_COLLAPSE),
+    "P3": ([1, 2, 3, 1], [-1, 2, 3, -1], LAST_COLLAPSE),
+    "P4": ([1, 1, 3, 2], [-1, -1, -1, -1], LAST_COLLAPSE),
+    "P5": ([1, 2, 3, 2, 1], [-1, 2, 3, 2, -1], LAST_COLLAPSE),
+    "P6": ([1, 2, 3, 1, 5], [-1, 2, 3, -1, 2], LAST_EACH),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_static_plan_analysis_of_every_builtin(name):
+    p = parse_pattern(name)
+    table = compile_plans(p, [static_plan(p)])
+    got = (table.dep[0, 2:].tolist(), table.base[0, 2:].tolist(), int(table.last_two[0]))
+    assert got == STATIC_ANALYSIS[name]
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_induced_and_greedy_plans_hoist_nothing(name):
+    """An induced level depends on every earlier position; without hoisting none is hoisted."""
+    for p, hoist in ((parse_pattern(name, induced=True), True), (parse_pattern(name), False)):
+        table = compile_plans(p, shared_plans(p, hoist))
+        assert (table.dep == np.arange(-1, p.k - 1)).all()
+        assert (table.last_two != LAST_COLLAPSE).all()
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_reused_sets_contain_the_reusing_levels_set(name, induced):
+    """base[l] = i: l has i's neighbours before i, obeys i's bounds, and i is built unhoisted in time."""
+    p = parse_pattern(name, induced=induced)
+    table = compile_plans(p, shared_plans(p))
+    for q in range(table.order.shape[0]):
+        for lv in range(3, p.k):
+            i = int(table.base[q, lv])
+            if i < 0:
+                continue
+            assert 2 <= i <= table.dep[q, lv] and table.dep[q, i] == i - 1
+            assert (table.conn[q, lv, :i] == table.conn[q, i, :i]).all()
+            bounds = table.cmp[q, i, :i]
+            assert ((bounds == 0) | (bounds == table.cmp[q, lv, :i])).all()
+
+
+def test_diamond_counts_pairs_of_common_neighbours():
+    """Seeded at the middle edge, the two tips are any two common neighbours: C(|N(u) & N(v)|, 2)."""
+    p = parse_pattern("diamond")
+    table = compile_plans(p, shared_plans(p))
+    middle = [q for q, plan in enumerate(shared_plans(p)) if p.adjacency[list(plan.seed)].sum() == 6]
+    assert [int(table.last_two[q]) for q in middle] == [LAST_PAIRS]
+    assert table.cmp[middle[0], 3, 2] != 0 and table.conn[middle[0], 3, 2] == 0
