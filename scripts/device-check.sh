@@ -2,10 +2,11 @@
 # One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
-# Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "cpu-replay", the CPU replay benchmark on
-# the device host's cores), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), REPLAY_ARGS (passed to
-# bench/cpu/replay_bench.py), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT /
-# REPLAY_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT
+# Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "static", the static counts against G2Miner,
+# and "cpu-replay", the CPU replay benchmark on the device host's cores), PYTEST_ARGS (extra pytest
+# arguments), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), STATIC_ARGS (bench/gpu/static_bench.py),
+# REPLAY_ARGS (bench/cpu/replay_bench.py), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT /
+# STATIC_TIMEOUT / REPLAY_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT
 # (the commit to record; the device copy has no git history).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
@@ -24,14 +25,18 @@ status=0
 for step in $STEPS; do
   case $step in
     tests)
-      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/kernels/test_cuda_engine.py 2>&1 \
+      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py 2>&1 \
         | tee "$OUT/gpu-tests.log" || status=1 ;;
     e2e)
       timeout "${E2E_TIMEOUT:-180}" $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
     bench)
       # shellcheck disable=SC2086
       timeout "${BENCH_TIMEOUT:-330}" $PY bench/gpu/bench_gpu.py --out "$OUT" --time-budget "${BENCH_BUDGET:-270}" \
-        ${BENCH_ARGS:---scales 20,22 --batches 2 --static-budget 5 --batch-budget 5 --cpu-when-gpu-under 0.5 --cpu-limit 5 --split 256} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+        ${BENCH_ARGS:---scales 20,22 --batches 2 --static-budget 5 --batch-budget 5 --cpu-when-gpu-under 0.5 --cpu-limit 5 --ablation none,heavy,split} 2>&1 | tee "$OUT/gpu-bench.log" || status=1 ;;
+    static)
+      # shellcheck disable=SC2086
+      timeout "${STATIC_TIMEOUT:-300}" $PY bench/gpu/static_bench.py --out "$OUT" ${STATIC_ARGS:-} 2>&1 \
+        | tee "$OUT/gpu-static.log" || status=1 ;;
     cpu-replay)
       # shellcheck disable=SC2086
       timeout "${REPLAY_TIMEOUT:-540}" $PY bench/cpu/replay_bench.py --out "$OUT" \

@@ -150,7 +150,7 @@ def warm_up_paths(edges: np.ndarray) -> None:
         splans,
         engine.static_tasks(g.view(), g.n, splans),
         empty,
-        stats=cp.zeros(3, dtype=cp.uint64),
+        stats=engine.KernelStats(),
         budget_s=60,
     )
     ins = edges[cut:]
@@ -165,7 +165,7 @@ def warm_up_paths(edges: np.ndarray) -> None:
         tasks,
         engine.device_batch(view),
         False,
-        stats=cp.zeros(3, dtype=cp.uint64),
+        stats=engine.KernelStats(),
         budget_s=60,
     )
     off, deg, pool = g.rows_host()
@@ -222,9 +222,24 @@ def device_batch_view(pairs: np.ndarray, n: int) -> engine.DeviceBatch:
     return engine.device_batch(v)
 
 
-def stats_bytes(stats: np.ndarray) -> tuple[int, int]:
+def stats_bytes(stats: engine.KernelStats) -> tuple[int, int]:
     """Adjacency bytes: logical (4 per entry read) and in 32-byte sectors for the probes."""
-    return int(4 * stats[0] + 4 * stats[1]), int(4 * stats[0] + 32 * stats[1])
+    return 4 * stats.scanned + 4 * stats.probes, 4 * stats.scanned + 32 * stats.probes
+
+
+BALANCES = {
+    "none": engine.NO_BALANCE,
+    "heavy": engine.Balance(split=False, unroll=False),
+    "split": engine.Balance(unroll=False),
+    "all": engine.Balance(),
+}
+
+
+def balance_note(stats: engine.KernelStats) -> str:
+    """Lane utilization, per-warp busy spread (max/min, p99/median) and deferral counts."""
+    spread, tail = stats.busy_spread()
+    return (f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
+            f"deferred {stats.deferred} chunks {stats.chunks}")
 
 
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
@@ -255,12 +270,12 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             break
         static = plans[name][1]
         tasks = engine.static_tasks(g.view(), g.n, static)
-        st = cp.zeros(3, dtype=cp.uint64)
+        st = engine.KernelStats()
         try:
             t = tick()
             total = engine.count_total(g.view(), static, tasks, empty, stats=st, budget_s=args.static_budget)
             t = tick() - t
-            s = st.get()
+            s = st
             logical, sectors = stats_bytes(s)
             writer.writerow(
                 {
@@ -269,11 +284,11 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     "phase": "static",
                     "matches": total,
                     "gpu_s": t,
-                    "scanned": int(s[0]),
-                    "probes": int(s[1]),
+                    "scanned": s.scanned,
+                    "probes": s.probes,
                     "adj_bytes_logical": logical,
                     "adj_bytes_sectors": sectors,
-                    "note": f"{tasks.size} tasks",
+                    "note": f"{tasks.size} tasks; {balance_note(s)}",
                 }
             )
             log(
@@ -309,7 +324,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             for name in patterns:
                 bplans = plans[name][0]
                 tasks = batch_tasks(bplans, ins, 0, NEW)
-                st = cp.zeros(3, dtype=cp.uint64)
+                st = engine.KernelStats()
                 if name in gpu_stopped:
                     continue
                 t = tick()
@@ -332,7 +347,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
                     continue
                 t = tick() - t
-                s = st.get()
+                s = st
                 logical, sectors = stats_bytes(s)
                 matches = int(counts.sum())
                 cpu_s = cpu_m = None
@@ -366,56 +381,40 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                         "gpu_update_s": upd_s,
                         "cpu_s": cpu_s,
                         "cpu_matches": cpu_m,
-                        "scanned": int(s[0]),
-                        "probes": int(s[1]),
+                        "scanned": s.scanned,
+                        "probes": s.probes,
                         "adj_bytes_logical": logical,
                         "adj_bytes_sectors": sectors,
                         "update_bytes": g.last_update_bytes,
-                        "note": note,
+                        "note": f"{note} {balance_note(s)}".strip(),
                     }
                 )
-                if args.split:
+                for variant in args.ablation.split(","):
+                    if not variant or variant == "all":
+                        continue
+                    vst = engine.KernelStats()
                     t2 = tick()
                     try:
-                        split_counts = engine.count_tasks(
-                            g.view(),
-                            bplans,
-                            tasks,
-                            dview,
-                            False,
-                            split=args.split,
-                            budget_s=args.batch_budget,
-                        )
-                        t2 = tick() - t2
-                        same = bool(np.array_equal(split_counts, counts))
-                        writer.writerow(
-                            {
-                                **base,
-                                "pattern": name,
-                                "phase": "batch_split",
-                                "batch_size": size,
-                                "batch": b,
-                                "matches": int(split_counts.sum()),
-                                "gpu_s": t2,
-                                "note": f"split {args.split}" + ("" if same else " MISMATCH"),
-                            }
-                        )
-                        log(
-                            f"  batch {size:>6d}#{b} {name:10s} split {args.split}: gpu {t2 * 1e3:9.2f} ms"
-                            f"{'' if same else '  MISMATCH'}"
-                        )
+                        variant_counts = engine.count_tasks(g.view(), bplans, tasks, dview, False,
+                                                            balance=BALANCES[variant], stats=vst,
+                                                            budget_s=args.batch_budget)
                     except engine.DeadlineExceeded:
-                        log(
-                            f"  batch {size:>6d}#{b} {name:10s} split {args.split}: "
-                            f"over {args.batch_budget} s"
-                        )
+                        log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
+                        continue
+                    t2 = tick() - t2
+                    same = bool(np.array_equal(variant_counts, counts))
+                    writer.writerow({**base, "pattern": name, "phase": f"batch_{variant}", "batch_size": size,
+                                     "batch": b, "matches": int(variant_counts.sum()), "gpu_s": t2,
+                                     "note": ("" if same else "MISMATCH ") + balance_note(vst)})
+                    log(f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: gpu {t2 * 1e3:9.2f} ms "
+                        f"({t2 / t:5.2f}x all) {balance_note(vst)}{'' if same else '  MISMATCH'}")
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
                 rec.append((t, upd_s, cpu_s, matches))
                 log(
                     f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
                     f"update {upd_s * 1e3:7.2f} ms ({g.last_update_bytes / upd_s / 1e9:6.1f} GB/s)"
                     f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
-                    f"  {logical / t / 1e9:7.1f} GB/s {note}"
+                    f"  {logical / t / 1e9:7.1f} GB/s {note} {balance_note(s)}"
                 )
     # from-scratch recount of the final graph, and a full CSR rebuild
     for name in patterns:
@@ -473,10 +472,9 @@ def main() -> int:
         help="also time static counts on the degree-ordered relabelling",
     )
     ap.add_argument(
-        "--split",
-        type=int,
-        default=0,
-        help="also time every batch count with tasks split into this many seed candidates",
+        "--ablation",
+        default="none,heavy,split",
+        help="also time every batch with these balance settings (none, heavy, split; 'all' is the default)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

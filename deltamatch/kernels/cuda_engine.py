@@ -11,7 +11,7 @@ on first use only, so importing this module needs no GPU.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -119,7 +119,7 @@ class DeviceTasks(NamedTuple):
 
 @dataclass(frozen=True)
 class DevicePlans:
-    """A PlanTable lowered to per-position bitmasks on the device."""
+    """A PlanTable lowered to per-position bitmasks and its analysis, on the device."""
 
     k: int
     induced: bool
@@ -127,6 +127,9 @@ class DevicePlans:
     conn: Any  # int32[plans * 8]: bit j = positions l, j adjacent
     lt: Any  # int32[plans * 8]: bit j = value at l < value at j
     gt: Any  # int32[plans * 8]: bit j = value at l > value at j
+    dep: Any  # int32[plans * 8]: PlanTable.dep
+    base: Any  # int32[plans * 8]: PlanTable.base
+    last_two: Any  # int32[plans]: PlanTable.last_two
     iso_masks: Any  # int64[labellings]
 
 
@@ -144,13 +147,22 @@ def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return out[0], out[1], out[2]
 
 
+def _per_position(values: np.ndarray) -> np.ndarray:
+    """int32[plans, 8] from int[plans, k] (the kernel indexes plan p, position l as p * 8 + l)."""
+    full = np.zeros((values.shape[0], 8), dtype=np.int32)
+    full[:, : values.shape[1]] = values
+    return full
+
+
 def device_plans(plans: PlanTable) -> DevicePlans:
     cp = cupy()
     conn, lt, gt = plan_bits(plans)
     iso = plans.iso_masks if plans.iso_masks.shape[0] else np.zeros(1, dtype=np.int64)
     return DevicePlans(plans.k, bool(plans.induced), cp.asarray(plans.order.astype(np.int32).ravel()),
                        cp.asarray(conn.ravel()), cp.asarray(lt.ravel()), cp.asarray(gt.ravel()),
-                       cp.asarray(iso.astype(np.int64)))
+                       cp.asarray(_per_position(plans.dep).ravel()),
+                       cp.asarray(_per_position(plans.base).ravel()),
+                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -187,12 +199,67 @@ def _ptr(array) -> Any:
     return NULL if array is None else array
 
 
-class RunStats(NamedTuple):
-    """Work counters of one kernel run."""
+@dataclass(frozen=True)
+class Balance:
+    """The in-GPU load-balance switches (PGMiner's ablation: none, splitting, + unrolling).
 
-    scanned: int  # anchor-row entries read (coalesced, 32 per warp step)
-    probes: int  # binary-search steps (one scattered row entry each)
-    tasks: int
+    heavy_first: tasks start in decreasing min(deg u, deg v) order.
+    split: a counting task whose level-2 set holds at least `defer_min` candidates is deferred
+    and its set cut into chunks that all warps share in a second launch; chunk size `chunk`, or
+    (0) sized at run time from the deferred candidates (`AUTO_CHUNK_SHARE` chunks per warp).
+    unroll: the last two levels of a counting task as one flat list of pairs over the lanes.
+    """
+
+    heavy_first: bool = True
+    split: bool = True
+    defer_min: int = 64
+    chunk: int = 0
+    unroll: bool = True
+
+
+NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False)
+AUTO_CHUNK_SHARE = 4  # deferred chunks per resident warp when the chunk size is automatic
+MIN_CHUNK = 8  # STMatch's JOB_CHUNK_SIZE: the smallest share of a deferred set
+STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred")  # the kernel's DM_ST_* slots
+
+
+@dataclass
+class KernelStats:
+    """Counters of every launch a call made (pass one in to have it filled).
+
+    scanned: set-source entries read; probes: binary-search steps; tasks: tasks and chunks run;
+    lanes / steps: active lanes summed over the warp steps of the set and pair loops (lane
+    utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; busy_ns:
+    per launch, the nanoseconds each warp worked.
+    """
+
+    scanned: int = 0
+    probes: int = 0
+    tasks: int = 0
+    lanes: int = 0
+    steps: int = 0
+    deferred: int = 0
+    chunks: int = 0
+    busy_ns: list = field(default_factory=list)
+
+    def add(self, raw: np.ndarray, busy: np.ndarray) -> None:
+        for name, value in zip(STAT_NAMES, raw.tolist(), strict=True):
+            setattr(self, name, getattr(self, name) + int(value))
+        self.busy_ns.append(busy)
+
+    @property
+    def lane_utilization(self) -> float:
+        return self.lanes / (32 * self.steps) if self.steps else float("nan")
+
+    def busy_spread(self) -> tuple[float, float]:
+        """(max/min, p99/median) of per-warp busy time in the longest launch."""
+        if not self.busy_ns:
+            return float("nan"), float("nan")
+        busy = max(self.busy_ns, key=lambda b: int(b.max(initial=0))).astype(np.float64)
+        busy = busy[busy > 0]
+        if busy.size == 0:
+            return float("nan"), float("nan")
+        return float(busy.max() / busy.min()), float(np.percentile(busy, 99) / np.median(busy))
 
 
 @dataclass
@@ -202,12 +269,37 @@ class Launch:
     blocks: int
     chunk: int
 
+    @property
+    def warps(self) -> int:
+        return self.blocks * WARPS_PER_BLOCK
 
-def launch_shape(n_tasks: int) -> Launch:
-    """Enough resident warps to fill the device; chunk small enough that the queue balances."""
+
+SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
+ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
+
+
+def scratch_ints(width: int, k: int) -> int:
+    """int32 slots one warp's scratch takes (match.cu: warp_scratch)."""
+    slots = (width * max(k - 2, 0) + 1) // 2 * 2
+    return slots + 4 * width
+
+
+def resident_blocks() -> int:
+    """Blocks of match_tasks the device holds at once (register-limited occupancy)."""
     cp = cupy()
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    blocks = max(1, min(sms * 4, -(-n_tasks // WARPS_PER_BLOCK)))
+    fn = kernel("match.cu", "match_tasks")
+    threads = WARPS_PER_BLOCK * 32
+    per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
+    return per_sm * cp.cuda.Device().attributes["MultiProcessorCount"]
+
+
+def launch_shape(n_tasks: int, per_warp_bytes: int) -> Launch:
+    """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
+    enough that the queue balances."""
+    cp = cupy()
+    free = cp.cuda.Device().mem_info[0] + cp.get_default_memory_pool().free_bytes()
+    by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
+    blocks = max(1, min(resident_blocks(), -(-n_tasks // WARPS_PER_BLOCK), by_memory))
     warps = blocks * WARPS_PER_BLOCK
     chunk = int(max(1, min(16, n_tasks // (warps * 64))))
     return Launch(blocks, chunk)
@@ -229,87 +321,124 @@ def _deadline(budget_s: float | None) -> np.uint64:
     return np.uint64(int(now.get()[0]) + int(budget_s * 1e9))
 
 
-class Split(NamedTuple):
-    """Sub-tasks of a split run: sub-task i runs task parent[i] over position 2's anchor-row
-    indices [lo[i], hi[i]); a task's sub-tasks are consecutive and partition its row."""
+class _Deferred(NamedTuple):
+    """Phase 0's deferred tasks: arena entries (task, offset, length), their count and capacity."""
 
-    parent: Any  # int64[S]
-    lo: Any  # int32[S]
-    hi: Any  # int32[S]
-    ends: Any  # int64[T]: sub-tasks of task t end at ends[t]
-    size: int
+    arena: Any
+    used: Any
+    task: Any
+    off: Any
+    length: Any
+    n: Any
+    cap: int
+    defer_min: int
 
 
-WHOLE_ROW = 2**31 - 1
-
-
-def split_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, chunk: int) -> Split:
-    """Cut every task whose position-2 anchor row is longer than `chunk` into row ranges of
-    `chunk` entries (issue 7's task splitting, done up front at the seed level)."""
+def _chunks(d: _Deferred, n_deferred: int, chunk: int):
+    """Chunk i of the deferred sets: (entry, lo, hi) over that entry's level-2 candidates."""
     cp = cupy()
-    plan = tasks.plan if tasks.plan is not None else cp.zeros(tasks.size, dtype=cp.int32)
-    du = graph.degree[tasks.u].astype(cp.int64)
-    dv = graph.degree[tasks.v].astype(cp.int64)
-    if plans.k <= 2:
-        nsub = cp.ones(tasks.size, dtype=cp.int64)
-    else:
-        c2 = plans.conn.reshape(-1, 8)[:, 2][plan]
-        d = cp.where((c2 & 3) == 3, cp.minimum(du, dv), cp.where((c2 & 1) == 1, du, dv))
-        nsub = cp.maximum(1, (d + chunk - 1) // chunk)
-    ends = cp.cumsum(nsub)
-    total = int(ends[-1]) if tasks.size else 0
+    lens = d.length[:n_deferred].astype(cp.int64)
+    per = (lens + chunk - 1) // chunk
+    ends = cp.cumsum(per)
+    total = int(ends[-1]) if n_deferred else 0
     idx = cp.arange(total, dtype=cp.int64)
-    parent = cp.searchsorted(ends, idx, side="right").astype(cp.int64)
-    j = idx - (ends - nsub)[parent]
+    entry = cp.searchsorted(ends, idx, side="right").astype(cp.int64)
+    j = idx - (ends - per)[entry]
     lo = (j * chunk).astype(cp.int32)
-    hi = cp.where(j == nsub[parent] - 1, WHOLE_ROW, (j + 1) * chunk).astype(cp.int32)
-    return Split(parent, lo, hi, ends, total)
+    hi = cp.minimum(lo.astype(cp.int64) + chunk, lens[entry]).astype(cp.int32)
+    return entry, lo, hi, total
 
 
-def _per_task(split: Split, sub_counts):
-    """Per-task sums of the sub-task counts (exact, int64)."""
-    cp = cupy()
-    csum = cp.zeros(split.size + 1, dtype=cp.int64)
-    cp.cumsum(sub_counts, out=csum[1:])
-    starts = cp.concatenate([cp.zeros(1, dtype=cp.int64), split.ends[:-1]])
-    return csum[split.ends] - csum[starts]
+@dataclass
+class _MatchRun:
+    """The arguments match_tasks keeps over a run's launches (phase 0, then phase 1)."""
+
+    graph: DeviceGraph
+    plans: DevicePlans
+    tasks: DeviceTasks
+    batch: DeviceBatch
+    check_other: bool
+    counts: Any
+    out: Any
+    out_offsets: Any
+    expect: Any
+    window: tuple[int, int]
+    balance: Balance
+    stats: KernelStats | None
+    deadline: np.uint64
+    width: int
+    scratch: Any
+    deferred: _Deferred
+    total: Any = None
+    flags: Any = None
+
+    def launch(self, phase: int, first: int, last: int, perm, shape: Launch, chunks=None) -> None:
+        cp = cupy()
+        g, p, b, d = self.graph, self.plans, self.batch, self.deferred
+        queue = cp.zeros(1, dtype=cp.uint64)
+        raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
+        busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
+        entry, lo, hi = chunks if chunks is not None else (None, None, None)
+        kernel("match.cu", "match_tasks")(
+            (shape.blocks,), (WARPS_PER_BLOCK * 32,),
+            (g.offsets, g.degree, g.pool,
+             p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
+             np.int32(p.k), np.int32(p.induced), np.int32(self.balance.unroll),
+             self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
+             np.int32(phase), np.int64(first), np.int64(last),
+             b.slot, b.ptr, b.partner, b.rank,
+             p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
+             np.int32(bool(self.check_other)),
+             _ptr(self.counts), self.total,
+             _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
+             np.int64(self.window[0]), np.int64(self.window[1]),
+             self.scratch, np.int64(self.width),
+             d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int32(d.defer_min),
+             d.task, d.off, d.length, d.n, np.int64(d.cap),
+             _ptr(entry), _ptr(lo), _ptr(hi),
+             queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags))
+        if self.stats is not None:
+            self.stats.add(raw.get(), busy.get())
 
 
 def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
               check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
-              split: Split | None = None, out=None, out_offsets=None, expect=None,
-              window: tuple[int, int] = (0, 0), stats=None, budget_s: float | None = None) -> int:
-    """One launch of match_tasks over tasks (or, with `split`, sub-tasks) [first, last); returns
-    the matches found.
+              out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
+              balance: Balance = Balance(), stats: KernelStats | None = None,
+              budget_s: float | None = None) -> int:
+    """match_tasks over tasks [first, last) (phase 0), then over the chunks of the tasks it deferred
+    (phase 1, counting only); returns the matches found.
 
     Raises DeadlineExceeded when `budget_s` ran out, EngineError when a listing disagrees with
     `expect`.
     """
     cp = cupy()
-    last = (split.size if split is not None else tasks.size) if last is None else last
+    last = tasks.size if last is None else last
     n = last - first
     if n <= 0:
         return 0
-    shape = launch_shape(n)
-    total = cp.zeros(1, dtype=cp.uint64)
-    queue = cp.zeros(1, dtype=cp.uint64)
-    flags = cp.zeros(1, dtype=cp.int32)
-    deadline = _deadline(budget_s)
-    iso = plans.iso_masks
-    kernel("match.cu", "match_tasks")(
-        (shape.blocks,), (WARPS_PER_BLOCK * 32,),
-        (graph.offsets, graph.degree, graph.pool,
-         plans.order, plans.conn, plans.lt, plans.gt, np.int32(plans.k), np.int32(plans.induced),
-         tasks.u, tasks.v, _ptr(tasks.rank), _ptr(tasks.plan), _ptr(perm),
-         _ptr(split.parent if split else None), _ptr(split.lo if split else None),
-         _ptr(split.hi if split else None),
-         np.int64(first), np.int64(last),
-         batch.slot, batch.ptr, batch.partner, batch.rank,
-         iso, np.int32(iso.shape[0] if plans.induced else 0), np.int32(bool(check_other)),
-         _ptr(counts), total,
-         _ptr(out), _ptr(out_offsets), _ptr(expect), np.int64(window[0]), np.int64(window[1]),
-         queue, np.int32(shape.chunk), _ptr(stats), deadline, flags))
-    got = cp.concatenate([total.view(cp.int64), flags.astype(cp.int64)]).get()
+    width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
+    per_warp = scratch_ints(width, plans.k)
+    shape = launch_shape(n, 4 * per_warp)
+    defer = balance.split and out is None and plans.k >= 4
+    run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
+                    balance, stats, _deadline(budget_s), width,
+                    cp.empty(shape.warps * per_warp, dtype=cp.int32),
+                    _deferred_buffers(balance.defer_min if defer else 0),
+                    cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.int32))
+    run.launch(0, first, last, perm, shape)
+    n_deferred = min(int(run.deferred.n.get()[0]), run.deferred.cap) if defer else 0
+    if n_deferred:
+        chunk = balance.chunk
+        if not chunk:
+            pending = int(run.deferred.length[:n_deferred].sum())
+            chunk = max(MIN_CHUNK, -(-pending // (shape.warps * AUTO_CHUNK_SHARE)))
+        entry, lo, hi, n_chunks = _chunks(run.deferred, n_deferred, chunk)
+        if stats is not None:
+            stats.chunks += n_chunks
+        grab = launch_shape(n_chunks, 4 * per_warp)
+        run.launch(1, 0, n_chunks, None, Launch(min(grab.blocks, shape.blocks), grab.chunk), (entry, lo, hi))
+    got = cp.concatenate([run.total.view(cp.int64), run.flags.astype(cp.int64)]).get()
     if got[1] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
     if got[1] & 1:
@@ -317,39 +446,42 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     return int(got[0])
 
 
-def _order(graph: DeviceGraph, tasks: DeviceTasks, split: Split | None, balance: bool):
-    if not balance or tasks.size < 2:
-        return None
-    if split is None:
-        return heavy_first(graph, tasks)
+def _deferred_buffers(defer_min: int) -> _Deferred:
+    """The arena and records of deferred tasks (placeholders when deferral is off)."""
     cp = cupy()
-    cost = cp.minimum(graph.degree[tasks.u], graph.degree[tasks.v]).astype(cp.int64)[split.parent]
-    return cp.argsort(-cost).astype(cp.int64)
+    if defer_min <= 0:
+        i64, i32, u64 = cp.zeros(1, cp.int64), cp.zeros(1, cp.int32), cp.zeros(1, cp.uint64)
+        return _Deferred(i32, u64, i64, i64, i32, u64, 0, 0)
+    cap = ARENA_INTS // defer_min
+    return _Deferred(cp.empty(ARENA_INTS, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64),
+                     cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int64),
+                     cp.empty(cap, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64), cap, defer_min)
+
+
+def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance):
+    if not balance.heavy_first or tasks.size < 2:
+        return None
+    return heavy_first(graph, tasks)
 
 
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
-                batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: bool = True,
-                split: int | None = None, stats=None, budget_s: float | None = None) -> np.ndarray:
-    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`.
-
-    `split`: cut tasks into sub-tasks of at most that many position-2 candidates (same counts).
-    """
+                batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
+                stats: KernelStats | None = None, budget_s: float | None = None) -> np.ndarray:
+    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`."""
     cp = cupy()
     g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
-    sub = split_tasks(g, p, t, split) if split else None
-    counts = cp.zeros(sub.size if sub else t.size, dtype=cp.int64)
-    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, sub, balance),
-              split=sub, stats=stats, budget_s=budget_s)
-    return (_per_task(sub, counts) if sub else counts).get()
+    counts = cp.zeros(t.size, dtype=cp.int64)
+    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, balance),
+              balance=balance, stats=stats, budget_s=budget_s)
+    return counts.get()
 
 
 def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
-                batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: bool = True,
-                split: int | None = None, stats=None, budget_s: float | None = None) -> int:
+                batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
+                stats: KernelStats | None = None, budget_s: float | None = None) -> int:
     """The sum of `count_tasks` without per-task counts (static counting)."""
     g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
-    sub = split_tasks(g, p, t, split) if split else None
-    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, sub, balance), split=sub,
+    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, balance), balance=balance,
                      stats=stats, budget_s=budget_s)
 
 

@@ -1,19 +1,40 @@
-// The matching kernel: one task = (seed pair, batch rank, plan); one warp runs one task at a time.
+// The matching kernel, set-centric: one warp runs one task (seed pair, batch rank, plan) at a time.
 //
-// Warps take chunks of tasks from a global queue (one atomic counter) and extend the partial
-// match depth-first, position by position, exactly as kernels/cpu_engine.py does.  The
-// candidates of a position are the anchor row (the smallest row among its matched pattern
-// neighbours) between the symmetric-order bounds; the warp walks that row 32 entries at a time,
-// each lane testing one candidate against the other matched vertices by binary search in the
-// smaller of the two rows (adjacency, induced non-adjacency), injectivity and the batch ranks.
-// Survivors are compacted in order into a per-level buffer of 32 in shared memory, so a hub's
-// row is never walked by one lane and no level needs room for a whole row.  The last position
-// is counted with a ballot (or written, in order, at the task's exact output offset), so the
-// rows come out in the same order as the CPU engine's.
+// A task extends its partial match position by position, as kernels/cpu_engine.py does, executing
+// the plan analysis of PlanTable: the candidate set of level l is built once, by the whole warp,
+// into the warp's scratch slot for l, either from the smallest adjacency row among l's matched
+// pattern neighbours (the other rows probed by binary search) or from an earlier level's set
+// (`base`: only the positions since then are checked).  A level whose set depends only on an
+// earlier prefix (`dep` < l-1, hoisted) keeps its set until that prefix changes.  Sets are
+// bounded by the symmetric-order constraints with two searches, then filtered 32 candidates per
+// warp step and compacted in order with a ballot.
+//
+// Counting never walks the last level one completion at a time: the last two levels finish at
+// once, for every candidate w of level k-2 (`last_two`): in closed form (|C|(|C|-1)/2),
+// by inclusion-exclusion (|C|(|S| - clashes) - |C & S|), or, in general, as one flat list of
+// (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no longer leaves
+// most lanes idle).  Listing walks the same sets in the same order as the CPU engine and writes
+// each task's rows at its exact output offset.
+//
+// Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
+// task whose level-2 set is large is not walked by its warp: the set goes to a global arena and
+// the host cuts it into chunks sized from the actual candidate totals, which a second launch
+// (`phase` 1) spreads over all warps; each chunk adds its matches to its task's count.
 #include "dm_common.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
-#define DM_WHOLE_ROW 0x7fffffff
+#define DM_LAST_EACH 0
+#define DM_LAST_COLLAPSE 1
+#define DM_LAST_PAIRS 2
+
+// Statistics slots (optional `stats` array).
+#define DM_ST_SCANNED 0   // set-source entries read
+#define DM_ST_PROBES 1    // binary-search steps
+#define DM_ST_TASKS 2     // tasks (phase 0) or chunks (phase 1) run
+#define DM_ST_LANES 3     // active lanes summed over the warp steps of set and pair loops
+#define DM_ST_STEPS 4     // those warp steps
+#define DM_ST_DEFERRED 5  // tasks whose level-2 set went to the arena
+#define DM_NUM_STATS 6
 
 namespace {
 
@@ -30,34 +51,62 @@ struct Ctx {
     int k;
     bool induced;
     bool check_other;
-    // Plan p, position l: bit j set when position j is a pattern neighbour (conn), must hold a
-    // larger value (lt: value at l < value at j) or a smaller one (gt).
+    bool unroll;
+    // Plan p, position l (index p * 8 + l): bit j set when position j is a pattern neighbour
+    // (conn), must hold a larger value (lt: value at l < value at j) or a smaller one (gt).
     const int* conn;
     const int* lt;
     const int* gt;
+    const int* dep;
+    const int* base;
+    const int* last_two;
     const int* order;
+    dm_u64 deadline;  // globaltimer ns, 0 = none
+    int* flags;
 };
 
-struct WarpShared {
+// Past the deadline (bit 1 of flags set): the run's counts are incomplete and will be discarded.
+// Lane 0 reads the clock and the warp follows it, so every lane takes the same branch.
+__device__ __forceinline__ bool expired(const Ctx& c, int lane) {
+    if (c.deadline == 0) {
+        return false;
+    }
+    int late = 0;
+    if (lane == 0 && dm_globaltimer() > c.deadline) {
+        late = 1;
+        atomicOr(c.flags, 2);
+    }
+    return __shfl_sync(DM_FULL_MASK, late, 0) != 0;
+}
+
+// The state of a warp's task, written by lane 0 between __syncwarp()s, read by every lane.
+struct WarpState {
     int m[DM_MAX_K];
     int mdeg[DM_MAX_K];
     dm_i64 moff[DM_MAX_K];
-    int buf[DM_MAX_K][32];
-    dm_i64 start[DM_MAX_K];
-    dm_i64 upper[DM_MAX_K];
-    int cur[DM_MAX_K];
+    const int* set[DM_MAX_K];  // level l's candidate set (scratch slot or arena)
+    int cnt[DM_MAX_K];
+    int pos[DM_MAX_K];
     int end[DM_MAX_K];
-    int anchor[DM_MAX_K];
-    int bufn[DM_MAX_K];
-    int bufpos[DM_MAX_K];
+    unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
 };
 
-struct LaneStats {
-    dm_u64 scanned;  // anchor-row entries read
-    dm_u64 probes;   // binary-search steps (one row entry read each)
+struct Stats {
+    dm_u64 scanned;
+    dm_u64 probes;
+    dm_u64 lanes;
+    dm_u64 steps;
 };
 
-__device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n, int x, LaneStats& st) {
+// What a level's candidates are checked for, over positions of the match (bit j = position j).
+struct Checks {
+    int rows;      // must be adjacent to m[j]
+    int minus;     // induced: must not be adjacent to m[j]
+    int distinct;  // must differ from m[j] (an adjacent m[j] differs anyway: no self-loops)
+    int ranked;    // the pair with m[j] must not be a changed pair of rank < r
+};
+
+__device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n, int x, Stats& st) {
     int lo = 0, hi = n;
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
@@ -72,7 +121,7 @@ __device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n,
 }
 
 // Is w (degree dw) adjacent to x (degree dx, row at ox)?  Searches the smaller row.
-__device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int dx, dm_i64 ox, LaneStats& st) {
+__device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int dx, dm_i64 ox, Stats& st) {
     if (dw <= dx) {
         return row_contains(c.pool + c.off[w], dw, x, st);
     }
@@ -91,16 +140,29 @@ __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
     return (i < n && c.b_partner[lo + i] == b) ? c.b_rank[lo + i] : -1;
 }
 
+// A lane's view of the match: the shared prefix, with position `wpos` (or none, -1) holding the
+// lane's own vertex w (the flat pair loop gives every lane its own candidate of level k-2).
+struct LaneMatch {
+    int wpos;
+    int w;
+    int wdeg;
+    dm_i64 woff;
+};
+
+__device__ __forceinline__ int vertex_at(const WarpState& s, const LaneMatch& lm, int j) {
+    return j == lm.wpos ? lm.w : s.m[j];
+}
+
 // Induced only: is the vertex set still a match once the batch flips its changed pairs?
-// Positions 0 .. k-2 hold m[], position k-1 holds `last`.
-__device__ bool survives_other(const Ctx& c, const WarpShared& s, int p, int last) {
+// Positions 0 .. k-2 come from the lane's match, position k-1 holds `last`.
+__device__ bool survives_other(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int last) {
     dm_i64 mask = 0;
     for (int l = 1; l < c.k; ++l) {
-        const int a = (l == c.k - 1) ? last : s.m[l];
+        const int a = (l == c.k - 1) ? last : vertex_at(s, lm, l);
         const int conn = c.conn[p * DM_MAX_K + l];
         for (int j = 0; j < l; ++j) {
             bool adj = (conn >> j) & 1;
-            if (batch_rank(c, a, s.m[j]) >= 0) {
+            if (batch_rank(c, a, vertex_at(s, lm, j)) >= 0) {
                 adj = !adj;
             }
             if (adj) {
@@ -120,163 +182,473 @@ __device__ bool survives_other(const Ctx& c, const WarpShared& s, int p, int las
     return lo < c.n_iso && c.iso[lo] == mask;
 }
 
-// Does candidate w pass position l's checks against positions 0 .. l-1 (anchor excluded)?
-__device__ bool candidate_ok(const Ctx& c, const WarpShared& s, int p, int l, int anchor, int r, int w,
-                             LaneStats& st) {
-    const int conn = c.conn[p * DM_MAX_K + l];
-    const int dw = c.deg[w];
-    for (int j = 0; j < l; ++j) {
-        const int x = s.m[j];
-        if (x == w) {
+// Does candidate x pass `ch` against the lane's match (rank r of the task)?
+__device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Checks& ch, int r, int x,
+                       Stats& st) {
+    const int all = ch.rows | ch.minus | ch.distinct;
+    const int dx = (ch.rows | ch.minus) ? c.deg[x] : 0;
+    for (int bits = all; bits != 0; bits &= bits - 1) {
+        const int j = __ffs(bits) - 1;
+        const bool mine = j == lm.wpos;
+        const int y = mine ? lm.w : s.m[j];
+        if (y == x) {
             return false;
         }
-        if (j == anchor) {
-            continue;
-        }
-        const bool need = (conn >> j) & 1;
-        if (need || c.induced) {
-            if (adjacent(c, w, dw, x, s.mdeg[j], s.moff[j], st) != need) {
+        const int bit = 1 << j;
+        if ((ch.rows | ch.minus) & bit) {
+            const bool adj = adjacent(c, x, dx, y, mine ? lm.wdeg : s.mdeg[j], mine ? lm.woff : s.moff[j], st);
+            if (adj != ((ch.rows & bit) != 0)) {
                 return false;
             }
         }
     }
-    if (r >= 0 && c.b_slot[w] >= 0) {
-        for (int j = 0; j < l; ++j) {
-            if (c.induced || ((conn >> j) & 1)) {
-                const int rank = batch_rank(c, w, s.m[j]);
-                if (rank >= 0 && rank < r) {
-                    return false;
-                }
+    if (r >= 0 && ch.ranked != 0 && c.b_slot[x] >= 0) {
+        for (int bits = ch.ranked; bits != 0; bits &= bits - 1) {
+            const int rank = batch_rank(c, x, vertex_at(s, lm, __ffs(bits) - 1));
+            if (rank >= 0 && rank < r) {
+                return false;
             }
         }
     }
     return true;
 }
 
-// Anchor and bounds of position l (every lane computes the same); lane 0 stores them.  Only the
-// anchor-row indices in [lo, hi) are walked (a split task's share; 0, INT_MAX when whole).
-__device__ void init_level(const Ctx& c, WarpShared& s, int p, int l, int lane, int lo, int hi) {
+// Where level l's candidates come from: `src[lo, hi)` (sorted), checked by `ch`.
+struct Source {
+    const int* src;
+    int lo;
+    int hi;
+    Checks ch;
+};
+
+// Level l's checks for the lane's match, following the plan analysis: against positions base .. dep
+// when level l extends the base level's set, else against 0 .. dep with the row of `anchor` (the
+// smallest among l's neighbours, set here) as the source and so left out.
+__device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, int& anchor) {
+    const int at = p * DM_MAX_K + l;
+    const int upto = (1 << (c.dep[at] + 1)) - 1;
+    const int conn = c.conn[at] & upto;
+    const int b = c.base[at];
+    const int since = upto & ~((1 << (b >= 0 ? b : 0)) - 1);
+    Checks ch;
+    ch.rows = conn & since;
+    ch.minus = c.induced ? (~conn & since) : 0;
+    ch.distinct = ~conn & since;
+    ch.ranked = c.induced ? since : (conn & since);
+    anchor = -1;
+    if (b < 0) {
+        int best = 0x7fffffff;
+        for (int bits = conn; bits != 0; bits &= bits - 1) {
+            const int j = __ffs(bits) - 1;
+            const int d = j == lm.wpos ? lm.wdeg : s.mdeg[j];
+            if (d < best) {
+                best = d;
+                anchor = j;
+            }
+        }
+        ch.rows &= ~(1 << anchor);
+    }
+    return ch;
+}
+
+// Level l's source for the lane's match: the base level's set or the anchor's row, between the
+// symmetric-order bounds of positions 0 .. dep[l].
+__device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, Stats& st) {
+    const int at = p * DM_MAX_K + l;
+    const int upto = (1 << (c.dep[at] + 1)) - 1;
+    const int lt = c.lt[at] & upto;
+    const int gt = c.gt[at] & upto;
     dm_i64 lower = -1;
     dm_i64 upper = DM_NO_UPPER;
-    int anchor = -1;
-    const int conn = c.conn[p * DM_MAX_K + l];
-    const int lt = c.lt[p * DM_MAX_K + l];
-    const int gt = c.gt[p * DM_MAX_K + l];
-    for (int j = 0; j < l; ++j) {
-        const dm_i64 x = s.m[j];
+    for (int bits = lt | gt; bits != 0; bits &= bits - 1) {
+        const int j = __ffs(bits) - 1;
+        const dm_i64 x = vertex_at(s, lm, j);
         if (((gt >> j) & 1) && x > lower) {
             lower = x;
         } else if (((lt >> j) & 1) && x < upper) {
             upper = x;
         }
-        if (((conn >> j) & 1) && (anchor < 0 || s.mdeg[j] < s.mdeg[anchor])) {
-            anchor = j;
-        }
     }
-    const dm_i64 start = s.moff[anchor];
-    const int d = s.mdeg[anchor];
-    const int first = max(dm_lower_bound(c.pool + start, d, lower + 1), lo);
-    __syncwarp();
-    if (lane == 0) {
-        s.start[l] = start;
-        s.upper[l] = upper;
-        s.cur[l] = first;
-        s.end[l] = min(d, hi);
-        s.anchor[l] = anchor;
-        s.bufn[l] = 0;
-        s.bufpos[l] = 0;
+    Source out;
+    int anchor;
+    out.ch = level_checks(c, s, lm, p, l, anchor);
+    int n;
+    if (anchor < 0) {
+        const int b = c.base[at];
+        out.src = s.set[b];
+        n = s.cnt[b];
+    } else {
+        out.src = c.pool + (anchor == lm.wpos ? lm.woff : s.moff[anchor]);
+        n = anchor == lm.wpos ? lm.wdeg : s.mdeg[anchor];
     }
-    __syncwarp();
+    out.lo = dm_lower_bound(out.src, n, lower + 1);
+    out.hi = upper >= DM_NO_UPPER ? n : out.lo + dm_lower_bound(out.src + out.lo, n - out.lo, upper);
+    st.probes += 2;
+    return out;
 }
 
-// One warp step over position l's anchor row: this lane reads entry `idx` into w and says
-// whether it passes every check of position l; `stop` is set when it reached the upper bound.
-__device__ bool scan_candidate(const Ctx& c, WarpShared& s, int p, int l, int anchor, int r, dm_i64 start,
-                               dm_i64 upper, int idx, int end, int& w, bool& stop, LaneStats& st) {
-    bool in = idx < end;
-    w = 0;
-    if (in) {
-        w = c.pool[start + idx];
-        st.scanned++;
-    }
-    stop = in && (dm_i64)w >= upper;
-    in = in && !stop;
-    return in && candidate_ok(c, s, p, l, anchor, r, w, st);
+__device__ __forceinline__ LaneMatch shared_match() {
+    LaneMatch lm;
+    lm.wpos = -1;
+    lm.w = 0;
+    lm.wdeg = 0;
+    lm.woff = 0;
+    return lm;
 }
 
-// Refill position l's buffer with the next survivors of its anchor row (ascending).
-__device__ void fill_level(const Ctx& c, WarpShared& s, int p, int l, int r, int lane, LaneStats& st) {
-    const dm_i64 start = s.start[l];
-    const dm_i64 upper = s.upper[l];
-    const int anchor = s.anchor[l];
-    int cur = s.cur[l];
-    const int end = s.end[l];
-    int n = 0;
-    while (n == 0 && cur < end) {
-        int w;
-        bool stop;
-        const bool ok = scan_candidate(c, s, p, l, anchor, r, start, upper, cur + lane, end, w, stop, st);
-        const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
-        if (ok) {
-            s.buf[l][__popc(ballot & dm_lanemask_lt())] = w;
-        }
-        n = __popc(ballot);
-        cur = __any_sync(DM_FULL_MASK, stop) ? end : cur + 32;
-    }
-    __syncwarp();
-    if (lane == 0) {
-        s.cur[l] = cur;
-        s.bufn[l] = n;
-        s.bufpos[l] = 0;
-    }
-    __syncwarp();
-}
-
-// Count (and, with out, write) the completions of the match at the last position l.
-// Row number `base + i` of the task's i-th completion lands at out[(row - win_lo) * k + ...]
-// when it falls in [win_lo, win_hi).
-__device__ dm_u64 last_level(const Ctx& c, WarpShared& s, int p, int l, int r, int lane, int* out,
-                             dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, int lo, int hi, LaneStats& st) {
-    init_level(c, s, p, l, lane, lo, hi);
-    const dm_i64 start = s.start[l];
-    const dm_i64 upper = s.upper[l];
-    const int anchor = s.anchor[l];
-    const int end = s.end[l];
-    dm_u64 found = 0;
-    for (int cur = s.cur[l]; cur < end; cur += 32) {
-        int w;
-        bool stop;
-        bool ok = scan_candidate(c, s, p, l, anchor, r, start, upper, cur + lane, end, w, stop, st);
-        if (ok && c.check_other && survives_other(c, s, p, w)) {
-            ok = false;
+// Builds level l's set into `dst` (every survivor, in order) or, with dst == nullptr, counts the
+// survivors; with `out`, also writes each survivor's completed match as row base + i.  Returns the
+// number of survivors (same on every lane).
+__device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
+                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+    const LaneMatch lm = shared_match();
+    const Source sc = level_source(c, s, lm, p, l, st);
+    const bool other = c.check_other && l == c.k - 1;
+    int found = 0;
+    for (int i = sc.lo; i < sc.hi; i += 32) {
+        const int idx = i + lane;
+        const bool in = idx < sc.hi;
+        bool ok = false;
+        int x = 0;
+        if (in) {
+            x = sc.src[idx];
+            st.scanned++;
+            ok = passes(c, s, lm, sc.ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
         }
         const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
-        if (out != nullptr && ok) {
-            const dm_i64 row = base + (dm_i64)found + __popc(ballot & dm_lanemask_lt());
+        if (lane == 0) {
+            st.lanes += (dm_u64)min(32, sc.hi - i);
+            st.steps++;
+        }
+        const int rank = __popc(ballot & dm_lanemask_lt());
+        if (ok && dst != nullptr) {
+            dst[found + rank] = x;
+        }
+        if (ok && out != nullptr) {
+            const dm_i64 row = base + found + rank;
             if (row >= win_lo && row < win_hi) {
-                int* dst = out + (row - win_lo) * c.k;
+                int* o = out + (row - win_lo) * c.k;
                 for (int q = 0; q < c.k; ++q) {
-                    dst[c.order[p * c.k + q]] = (q == l) ? w : s.m[q];
+                    o[c.order[p * c.k + q]] = q == l ? x : s.m[q];
                 }
             }
         }
         found += __popc(ballot);
-        if (__any_sync(DM_FULL_MASK, stop)) {
+    }
+    return found;
+}
+
+// Whether w is one of m[lo .. hi).
+__device__ __forceinline__ bool matched_between(const WarpState& s, int lo, int hi, int w) {
+    for (int j = lo; j < hi; ++j) {
+        if (s.m[j] == w) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Makes level l's set current (built into `slot`, or kept when hoisted and still fresh).
+__device__ void prepare_level(const Ctx& c, WarpState& s, int p, int l, int r, int lane, int* slot, Stats& st) {
+    const bool hoisted = c.dep[p * DM_MAX_K + l] < l - 1;
+    if (!(hoisted && ((s.fresh >> l) & 1))) {
+        const int n = build_level(c, s, p, l, r, lane, slot, nullptr, 0, 0, 0, st);
+        __syncwarp();
+        if (lane == 0) {
+            s.set[l] = slot;
+            s.cnt[l] = n;
+            s.fresh |= 1u << l;
+        }
+    }
+    __syncwarp();
+    if (lane == 0) {
+        s.pos[l] = 0;
+        s.end[l] = s.cnt[l];
+    }
+    __syncwarp();
+}
+
+// Position l now holds w (lane 0 writes; caller syncs): later hoisted sets depending on l go stale.
+__device__ __forceinline__ void assign(const Ctx& c, WarpState& s, int p, int l, int w) {
+    s.m[l] = w;
+    s.mdeg[l] = c.deg[w];
+    s.moff[l] = c.off[w];
+    for (int later = l + 2; later < c.k; ++later) {
+        if (c.dep[p * DM_MAX_K + later] >= l) {
+            s.fresh &= ~(1u << later);
+        }
+    }
+}
+
+// Listing: the completions of the current prefix at the last level, written from row `base`.
+__device__ dm_u64 list_last(const Ctx& c, WarpState& s, int p, int r, int lane, int* slot, int* out, dm_i64 base,
+                            dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+    const int l = c.k - 1;
+    const int dep = c.dep[p * DM_MAX_K + l];
+    if (dep >= l - 1) {
+        return build_level(c, s, p, l, r, lane, nullptr, out, base, win_lo, win_hi, st);
+    }
+    prepare_level(c, s, p, l, r, lane, slot, st);
+    dm_u64 found = 0;
+    const int n = s.cnt[l];
+    for (int i = 0; i < n; i += 32) {
+        const bool in = i + lane < n;
+        const int x = in ? s.set[l][i + lane] : 0;
+        const bool ok = in && !matched_between(s, dep + 1, l, x);
+        const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
+        if (ok) {
+            const dm_i64 row = base + (dm_i64)found + __popc(ballot & dm_lanemask_lt());
+            if (row >= win_lo && row < win_hi) {
+                int* o = out + (row - win_lo) * c.k;
+                for (int q = 0; q < c.k; ++q) {
+                    o[c.order[p * c.k + q]] = q == l ? x : s.m[q];
+                }
+            }
+        }
+        found += __popc(ballot);
+    }
+    return found;
+}
+
+// Counting, LAST_COLLAPSE: every candidate w in C[a, e) of level l = k-2 pairs with the last
+// level's hoisted set S minus the vertices at positions dep+1 .. l-1 and minus w itself.
+__device__ dm_u64 collapse_count(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* slot,
+                                 Stats& st) {
+    const int l = c.k - 2;
+    const int last = c.k - 1;
+    prepare_level(c, s, p, last, r, lane, slot, st);
+    const int* S = s.set[last];
+    const int ns = s.cnt[last];
+    const int dep_last = c.dep[p * DM_MAX_K + last];
+    int clashes = 0;
+    for (int j = dep_last + 1; j < l; ++j) {
+        clashes += row_contains(S, ns, s.m[j], st) ? 1 : 0;
+    }
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    const bool skip = dep_l < l - 1;
+    const int* C = s.set[l];
+    int n = 0;
+    int common = 0;
+    for (int i = a; i < e; i += 32) {
+        const bool in = i + lane < e;
+        bool ok = false;
+        bool both = false;
+        if (in) {
+            const int w = C[i + lane];
+            ok = !(skip && matched_between(s, dep_l + 1, l, w));
+            both = ok && row_contains(S, ns, w, st);
+            st.scanned++;
+        }
+        n += __popc(__ballot_sync(DM_FULL_MASK, ok));
+        common += __popc(__ballot_sync(DM_FULL_MASK, both));
+        if (lane == 0) {
+            st.lanes += (dm_u64)min(32, e - i);
+            st.steps++;
+        }
+    }
+    return (dm_u64)n * (dm_u64)(ns - clashes) - (dm_u64)common;
+}
+
+// Counting, LAST_EACH with unrolling: the pairs (w, x), w in C[a, e) of level l = k-2 and x in the
+// last level's source for w, as one flat list spread over the lanes.  Per candidate w the warp
+// stores its source (pointer, low bit: the source is w's own row) and the running pair count.
+__device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e,
+                             const int** src_of, dm_i64* ends, Stats& st) {
+    const int l = c.k - 2;
+    const int last = c.k - 1;
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    const bool skip = dep_l < l - 1;
+    const int* C = s.set[l];
+    dm_i64 carry = 0;
+    for (int i = a; i < e; i += 32) {
+        const int idx = i + lane;
+        dm_i64 len = 0;
+        const int* from = nullptr;
+        if (idx < e) {
+            LaneMatch lm;
+            lm.wpos = l;
+            lm.w = C[idx];
+            if (!(skip && matched_between(s, dep_l + 1, l, lm.w))) {
+                lm.wdeg = c.deg[lm.w];
+                lm.woff = c.off[lm.w];
+                const Source sc = level_source(c, s, lm, p, last, st);
+                len = sc.hi - sc.lo;
+                from = sc.src + sc.lo;
+            }
+        }
+        dm_i64 incl = len;
+        for (int d = 1; d < 32; d <<= 1) {
+            const dm_i64 y = __shfl_up_sync(DM_FULL_MASK, incl, d);
+            if (lane >= d) {
+                incl += y;
+            }
+        }
+        if (idx < e) {
+            src_of[idx - a] = from;
+            ends[idx - a] = carry + incl;
+        }
+        carry += __shfl_sync(DM_FULL_MASK, incl, 31);
+    }
+    __syncwarp();
+    const dm_i64 total_pairs = carry;
+    const int n = e - a;
+    dm_u64 found = 0;
+    for (dm_i64 f0 = 0; f0 < total_pairs; f0 += 32) {
+        if ((f0 & 0xffff) == 0 && expired(c, lane)) {
             break;
+        }
+        const dm_i64 f = f0 + lane;
+        bool ok = false;
+        if (f < total_pairs) {
+            int lo = 0, hi = n - 1;  // the first i with ends[i] > f
+            while (lo < hi) {
+                const int mid = (lo + hi) >> 1;
+                if (ends[mid] <= f) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            const dm_i64 start = lo == 0 ? 0 : ends[lo - 1];
+            LaneMatch lm;
+            lm.wpos = l;
+            lm.w = C[a + lo];
+            lm.wdeg = c.deg[lm.w];
+            lm.woff = c.off[lm.w];
+            int anchor;
+            const Checks ch = level_checks(c, s, lm, p, last, anchor);
+            const int x = src_of[lo][f - start];
+            st.scanned++;
+            ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
+        }
+        found += __popc(__ballot_sync(DM_FULL_MASK, ok));
+        if (lane == 0) {
+            st.lanes += (dm_u64)min((dm_i64)32, total_pairs - f0);
+            st.steps++;
         }
     }
     return found;
 }
 
-// All matches of one task (position 2 restricted to anchor indices [lo2, hi2)); returns the
-// count (same on every lane).
-__device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int p, int lo2, int hi2, int lane,
-                           int* out, dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, dm_u64 deadline, int* flags,
-                           LaneStats& st) {
+// Counting: the matches completing every candidate in C[a, e) of level k-2 (the last two levels).
+__device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* last_slot,
+                                  const int** src_of, dm_i64* ends, Stats& st) {
+    const int l = c.k - 2;
+    const int mode = c.last_two[p];
+    if (mode == DM_LAST_PAIRS) {
+        // Member i of C pairs with the n-1-i members above it (bound >), the i below it (<), or all others.
+        const dm_u64 n = (dm_u64)s.cnt[l];
+        const dm_u64 m = (dm_u64)(e - a);
+        const dm_u64 below = ((dm_u64)a + (dm_u64)e - 1) * m / 2;  // the sum of i over [a, e)
+        const int bit = 1 << l;
+        const int at = p * DM_MAX_K + c.k - 1;
+        if (c.gt[at] & bit) {
+            return m * (n - 1) - below;
+        }
+        return (c.lt[at] & bit) ? below : m * (n - 1);
+    }
+    if (mode == DM_LAST_COLLAPSE) {
+        return collapse_count(c, s, p, r, lane, a, e, last_slot, st);
+    }
+    if (c.unroll) {
+        return pair_count(c, s, p, r, lane, a, e, src_of, ends, st);
+    }
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    dm_u64 total = 0;
+    for (int i = a; i < e; ++i) {
+        const int w = s.set[l][i];
+        if (dep_l < l - 1 && matched_between(s, dep_l + 1, l, w)) {
+            continue;
+        }
+        __syncwarp();
+        if (lane == 0) {
+            assign(c, s, p, l, w);
+        }
+        __syncwarp();
+        total += build_level(c, s, p, c.k - 1, r, lane, nullptr, nullptr, 0, 0, 0, st);
+    }
+    return total;
+}
+
+// Per-warp scratch: one slot of `width` ints per level 2 .. k-1 (rounded up to even), then the pair
+// loop's `width` source pointers and `width` running pair counts: cuda_engine.scratch_ints.
+struct Scratch {
+    int* slot[DM_MAX_K];
+    const int** src_of;
+    dm_i64* ends;
+};
+
+__device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp) {
+    Scratch sc;
+    const dm_i64 slots = (width * (k - 2) + 1) & ~(dm_i64)1;  // even, so the 8-byte arrays align
+    int* mine = scratch + warp * (slots + 4 * width);
+    for (int l = 0; l < DM_MAX_K; ++l) {
+        sc.slot[l] = l >= 2 && l < k ? mine + (l - 2) * width : nullptr;
+    }
+    dm_i64* tail = (dm_i64*)(mine + slots);
+    sc.src_of = (const int**)tail;
+    sc.ends = tail + width;
+    return sc;
+}
+
+// The matches of one task extended from level 2, whose set is s.set[2] (size s.cnt[2]), over its
+// candidates [a, e).  Counting (out == nullptr) or listing rows from `base`.
+__device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, int r, int lane, int a, int e,
+                          int* out, dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+    const bool listing = out != nullptr;
+    if (!listing && c.k == 4) {
+        return finish_last_two(c, s, p, r, lane, a, e, sc.slot[3], sc.src_of, sc.ends, st);
+    }
+    __syncwarp();
+    if (lane == 0) {
+        s.pos[2] = a;
+        s.end[2] = e;
+    }
+    __syncwarp();
+    dm_u64 total = 0;
+    int l = 2;
+    while (true) {
+        if (s.pos[l] >= s.end[l] || expired(c, lane)) {
+            if (l == 2 || s.pos[l] < s.end[l]) {
+                break;
+            }
+            --l;
+            continue;
+        }
+        const int w = s.set[l][s.pos[l]];
+        const int dep = c.dep[p * DM_MAX_K + l];
+        __syncwarp();
+        if (lane == 0) {
+            s.pos[l] += 1;
+        }
+        __syncwarp();
+        if (dep < l - 1 && matched_between(s, dep + 1, l, w)) {
+            continue;
+        }
+        if (lane == 0) {
+            assign(c, s, p, l, w);
+        }
+        __syncwarp();
+        if (l + 1 == c.k - 1) {
+            total += list_last(c, s, p, r, lane, sc.slot[c.k - 1], out, base + (dm_i64)total, win_lo, win_hi, st);
+            continue;
+        }
+        ++l;
+        prepare_level(c, s, p, l, r, lane, sc.slot[l], st);
+        if (!listing && l == c.k - 2) {
+            total += finish_last_two(c, s, p, r, lane, 0, s.cnt[l], sc.slot[c.k - 1], sc.src_of, sc.ends, st);
+            --l;
+        }
+    }
+    return total;
+}
+
+// Lane 0 sets the seed; returns false when the seed's own bound rejects it.
+__device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) {
     const int lt1 = c.lt[p * DM_MAX_K + 1];
     const int gt1 = c.gt[p * DM_MAX_K + 1];
     if (u == v || ((lt1 & 1) && v > u) || ((gt1 & 1) && v < u)) {
-        return 0;
+        return false;
     }
     __syncwarp();
     if (lane == 0) {
@@ -286,86 +658,44 @@ __device__ dm_u64 run_task(const Ctx& c, WarpShared& s, int u, int v, int r, int
         s.mdeg[1] = c.deg[v];
         s.moff[0] = c.off[u];
         s.moff[1] = c.off[v];
+        s.fresh = 0;
     }
     __syncwarp();
-    if (c.k == 2) {
-        if (c.check_other && survives_other(c, s, p, v)) {
-            return 0;
-        }
-        if (out != nullptr && lane == 0 && base >= win_lo && base < win_hi) {
-            out[(base - win_lo) * 2 + c.order[p * 2]] = u;
-            out[(base - win_lo) * 2 + c.order[p * 2 + 1]] = v;
-        }
-        return 1;
-    }
-    if (c.k == 3) {
-        return last_level(c, s, p, 2, r, lane, out, base, win_lo, win_hi, lo2, hi2, st);
-    }
-    dm_u64 total = 0;
-    init_level(c, s, p, 2, lane, lo2, hi2);
-    int l = 2;
-    while (true) {
-        const int pos = s.bufpos[l];
-        if (pos == s.bufn[l]) {
-            if (s.cur[l] < s.end[l]) {
-                if (deadline != 0 && dm_globaltimer() > deadline) {
-                    if (lane == 0) {
-                        atomicOr(flags, 2);
-                    }
-                    break;
-                }
-                fill_level(c, s, p, l, r, lane, st);
-                continue;
-            }
-            if (l == 2) {
-                break;
-            }
-            --l;
-            continue;
-        }
-        const int w = s.buf[l][pos];
-        __syncwarp();
-        if (lane == 0) {
-            s.bufpos[l] = pos + 1;
-            s.m[l] = w;
-            s.mdeg[l] = c.deg[w];
-            s.moff[l] = c.off[w];
-        }
-        __syncwarp();
-        if (l + 1 == c.k - 1) {
-            total += last_level(c, s, p, l + 1, r, lane, out, base + (dm_i64)total, win_lo, win_hi, 0,
-                                DM_WHOLE_ROW, st);
-        } else {
-            ++l;
-            init_level(c, s, p, l, lane, 0, DM_WHOLE_ROW);
-        }
-    }
-    return total;
+    return true;
 }
 
 }  // namespace
 
-// Runs tasks [first, n_tasks) (task i is perm[i] when perm is given).  With sub_parent, t indexes
-// sub-tasks: sub-task t runs task sub_parent[t] over position 2's anchor indices
-// [sub_lo[t], sub_hi[t]) (a split task; its sub-tasks partition the row).  Count mode: counts[t]
-// (optional) and *total get the matches.  List mode (out != nullptr): task t's rows are numbered
-// from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count differs from
-// expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none) sets bit 1.
-// stats (optional): [anchor entries read, search probes, tasks run].
+// Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
+// chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
+// the level-2 set of deferred task chunk_of[i] (arena entry: defer_task, defer_off, defer_len).
+// Count mode: counts[t] (optional; added to atomically in phase 1) and *total get the matches.
+// Deferral (phase 0, counting, k >= 4, defer_min > 0): a task whose level-2 set has at least
+// defer_min candidates copies it to the arena and records itself instead of walking it; when the
+// arena or the record list is full it is walked in place.  List mode (out != nullptr): task t's
+// rows are numbered from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count
+// differs from expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none)
+// sets bit 1.  stats (optional): DM_ST_* sums; busy (optional): nanoseconds each warp worked.
 extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32)
 match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
-            const int* order, const int* conn, const int* lt, const int* gt, int k, int induced,
+            const int* order, const int* conn, const int* lt, const int* gt, const int* dep, const int* base,
+            const int* last_two, int k, int induced, int unroll,
             const int* tu, const int* tv, const int* tr, const int* tp, const dm_i64* perm,
-            const dm_i64* sub_parent, const int* sub_lo, const int* sub_hi,
-            dm_i64 first, dm_i64 n_tasks,
+            int phase, dm_i64 first, dm_i64 n_tasks,
             const int* b_slot, const dm_i64* b_ptr, const int* b_partner, const int* b_rank,
             const dm_i64* iso_masks, int n_iso, int check_other,
             dm_i64* counts, dm_u64* total,
             int* out, const dm_i64* out_offsets, const dm_i64* expect, dm_i64 win_lo, dm_i64 win_hi,
-            dm_u64* queue, int chunk, dm_u64* stats, dm_u64 deadline, int* flags) {
-    __shared__ WarpShared shared[DM_WARPS_PER_BLOCK];
+            int* scratch, dm_i64 width,
+            int* arena, dm_i64 arena_size, dm_u64* arena_used, int defer_min,
+            dm_i64* defer_task, dm_i64* defer_off, int* defer_len, dm_u64* defer_n, dm_i64 defer_cap,
+            const dm_i64* chunk_of, const int* chunk_lo, const int* chunk_hi,
+            dm_u64* queue, int chunk, dm_u64* stats, dm_u64* busy, dm_u64 deadline, int* flags) {
+    __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
-    WarpShared& s = shared[threadIdx.x >> 5];
+    WarpState& s = shared[threadIdx.x >> 5];
+    const dm_i64 warp = ((dm_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const dm_u64 started = busy != nullptr ? dm_globaltimer() : 0;
     Ctx c;
     c.off = offsets;
     c.deg = degree;
@@ -379,13 +709,21 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
     c.k = k;
     c.induced = induced != 0;
     c.check_other = check_other != 0;
+    c.unroll = unroll != 0;
     c.conn = conn;
     c.lt = lt;
     c.gt = gt;
+    c.dep = dep;
+    c.base = base;
+    c.last_two = last_two;
     c.order = order;
-    LaneStats st = {0, 0};
+    c.deadline = deadline;
+    c.flags = flags;
+    const Scratch sc = warp_scratch(scratch, width, k, warp);
+    Stats st = {0, 0, 0, 0};
     dm_u64 mine = 0;
     dm_u64 ran = 0;
+    dm_u64 deferred = 0;
     while (true) {
         dm_u64 grab = 0;
         if (lane == 0) {
@@ -395,26 +733,73 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
         if (lo >= n_tasks) {
             break;
         }
-        if (deadline != 0 && dm_globaltimer() > deadline) {
-            if (lane == 0) {
-                atomicOr(flags, 2);
-            }
+        if (expired(c, lane)) {
             break;
         }
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
         for (dm_i64 i = lo; i < hi; ++i) {
-            const dm_i64 t = perm != nullptr ? perm[i] : i;
-            const dm_i64 task = sub_parent != nullptr ? sub_parent[t] : t;
-            const int r = tr != nullptr ? tr[task] : -1;
-            const int p = tp != nullptr ? tp[task] : 0;
-            const int lo2 = sub_parent != nullptr ? sub_lo[t] : 0;
-            const int hi2 = sub_parent != nullptr ? sub_hi[t] : DM_WHOLE_ROW;
-            const dm_i64 base = out != nullptr ? out_offsets[t] : 0;
-            const dm_u64 found = run_task(c, s, tu[task], tv[task], r, p, lo2, hi2, lane, out, base, win_lo,
-                                          win_hi, deadline, flags, st);
+            const dm_i64 t = phase == 1 ? defer_task[chunk_of[i]] : (perm != nullptr ? perm[i] : i);
+            const int r = tr != nullptr ? tr[t] : -1;
+            const int p = tp != nullptr ? tp[t] : 0;
+            const dm_i64 row0 = out != nullptr ? out_offsets[t] : 0;
+            dm_u64 found = 0;
+            if (seed(c, s, tu[t], tv[t], p, lane)) {
+                if (k == 2) {
+                    const LaneMatch lm = shared_match();
+                    found = (c.check_other && survives_other(c, s, lm, p, tv[t])) ? 0 : 1;
+                    if (out != nullptr && found && lane == 0 && row0 >= win_lo && row0 < win_hi) {
+                        out[(row0 - win_lo) * 2 + order[p * 2]] = tu[t];
+                        out[(row0 - win_lo) * 2 + order[p * 2 + 1]] = tv[t];
+                    }
+                } else if (k == 3) {
+                    found = build_level(c, s, p, 2, r, lane, nullptr, out, row0, win_lo, win_hi, st);
+                } else if (phase == 1) {
+                    __syncwarp();
+                    if (lane == 0) {
+                        const dm_i64 e = chunk_of[i];
+                        s.set[2] = arena + defer_off[e];
+                        s.cnt[2] = defer_len[e];
+                    }
+                    __syncwarp();
+                    found = descend(c, s, sc, p, r, lane, chunk_lo[i], chunk_hi[i], nullptr, 0, 0, 0, st);
+                } else {
+                    prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
+                    const int n2 = s.cnt[2];
+                    bool moved = false;
+                    if (out == nullptr && defer_min > 0 && n2 >= defer_min) {
+                        dm_u64 at = 0;
+                        dm_u64 rec = 0;
+                        if (lane == 0) {
+                            at = atomicAdd(arena_used, (dm_u64)n2);
+                            rec = at + n2 <= (dm_u64)arena_size ? atomicAdd(defer_n, 1ull) : (dm_u64)defer_cap;
+                        }
+                        at = __shfl_sync(DM_FULL_MASK, at, 0);
+                        rec = __shfl_sync(DM_FULL_MASK, rec, 0);
+                        moved = rec < (dm_u64)defer_cap;
+                        if (moved) {
+                            for (int j = lane; j < n2; j += 32) {
+                                arena[at + j] = s.set[2][j];
+                            }
+                            if (lane == 0) {
+                                defer_task[rec] = t;
+                                defer_off[rec] = (dm_i64)at;
+                                defer_len[rec] = n2;
+                            }
+                            ++deferred;
+                        }
+                    }
+                    if (!moved) {
+                        found = descend(c, s, sc, p, r, lane, 0, n2, out, row0, win_lo, win_hi, st);
+                    }
+                }
+            }
             if (lane == 0) {
-                if (counts != nullptr) {
-                    counts[t] = (dm_i64)found;
+                if (counts != nullptr && (phase == 0 || found != 0)) {
+                    if (phase == 1) {
+                        atomicAdd((dm_u64*)&counts[t], found);
+                    } else {
+                        counts[t] = (dm_i64)found;
+                    }
                 }
                 if (expect != nullptr && (dm_i64)found != expect[t]) {
                     atomicOr(flags, 1);
@@ -431,10 +816,16 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
         const dm_u64 scanned = dm_warp_sum(st.scanned);
         const dm_u64 probes = dm_warp_sum(st.probes);
         if (lane == 0) {
-            atomicAdd(stats, scanned);
-            atomicAdd(stats + 1, probes);
-            atomicAdd(stats + 2, ran);
+            atomicAdd(stats + DM_ST_SCANNED, scanned);
+            atomicAdd(stats + DM_ST_PROBES, probes);
+            atomicAdd(stats + DM_ST_TASKS, ran);
+            atomicAdd(stats + DM_ST_LANES, st.lanes);
+            atomicAdd(stats + DM_ST_STEPS, st.steps);
+            atomicAdd(stats + DM_ST_DEFERRED, deferred);
         }
+    }
+    if (busy != nullptr && lane == 0) {
+        busy[warp] = dm_globaltimer() - started;
     }
 }
 

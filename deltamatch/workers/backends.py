@@ -36,6 +36,15 @@ class CpuBackend:
              check_other: bool) -> np.ndarray:
         return cpu_engine.list_tasks(self.graph.view(), plans, tasks, batch, counts, check_other)
 
+    def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
+        """Matches of a whole-graph count found from the edges part::parts (a static plan)."""
+        tasks = TaskList.static(self.graph.internal_edges()[part::parts])
+        view = self.graph.batch_view(np.zeros((0, 2), dtype=np.int32))
+        try:
+            return int(cpu_engine.count_tasks(self.graph.view(), plans, tasks, view).sum())
+        finally:
+            self.graph.release(view)
+
 
 def make_backend(kind: str = "auto"):
     """'cpu', 'cuda', or 'auto' (CUDA when a device is visible, else CPU)."""

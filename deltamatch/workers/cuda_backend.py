@@ -15,25 +15,32 @@ import os
 import numpy as np
 
 from deltamatch.kernels import cuda_engine as engine
-from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList, empty_batch
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 BLOCK_SLOTS = 32  # allocator block: 32 int32 slots = 128 bytes, one memory transaction
-SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # > 0: split counting tasks into that many seed-level candidates
+SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
+UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 
 
-def split_setting(env: dict | None = None) -> int | None:
-    """The task-splitting chunk from DELTAMATCH_GPU_SPLIT (unset or 0: off)."""
-    raw = (os.environ if env is None else env).get(SPLIT_ENV, "").strip()
-    if not raw:
-        return None
+def balance_from_env(env: dict | None = None) -> engine.Balance:
+    """The Balance that DELTAMATCH_GPU_SPLIT and DELTAMATCH_GPU_UNROLL select (defaults: all on)."""
+    env = os.environ if env is None else env
+    split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
+    unroll = env.get(UNROLL_ENV, "1").strip()
+    if unroll not in ("0", "1"):
+        raise ValueError(f"{UNROLL_ENV}: expected 0 or 1, got {unroll!r}")
+    if split == "auto":
+        return engine.Balance(unroll=unroll == "1")
     try:
-        value = int(raw)
+        chunk = int(split)
     except ValueError:
-        raise ValueError(f"{SPLIT_ENV}: expected a non-negative integer, got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"{SPLIT_ENV}: expected a non-negative integer, got {raw!r}")
-    return value or None
+        raise ValueError(f"{SPLIT_ENV}: expected auto or a non-negative integer, got {split!r}") from None
+    if chunk < 0:
+        raise ValueError(f"{SPLIT_ENV}: expected auto or a non-negative integer, got {split!r}")
+    if chunk == 0:
+        return engine.Balance(split=False, unroll=unroll == "1")
+    return engine.Balance(defer_min=chunk, chunk=chunk, unroll=unroll == "1")
 
 
 def cuda_available() -> bool:
@@ -250,10 +257,10 @@ class CudaBackend:
 
     name = "cuda"
 
-    def __init__(self, split: int | None = None) -> None:
+    def __init__(self, balance: engine.Balance | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
-        self.split = split if split is not None else split_setting()
+        self.balance = balance if balance is not None else balance_from_env()
         engine.warm_up()
         self.device = GpuGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
@@ -316,7 +323,20 @@ class CudaBackend:
         if tasks.size == 0:
             return np.zeros(0, dtype=np.int64)
         return engine.count_tasks(self.device.view(), plans, tasks, self._batch(batch), check_other,
-                                  split=self.split)
+                                  balance=self.balance)
+
+    def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
+        """Matches of a whole-graph count found from the edges part::parts (a static plan), counted
+        on the degree-ordered relabelling of the device graph: with ids ascending in degree the
+        symmetry bounds leave a hub only its higher-degree neighbours (degree orientation)."""
+        n = len(self._graph.vertices)
+        ordered = engine.degree_ordered(self.device.view(), n)
+        tasks = engine.static_tasks(ordered, n, plans)
+        share = engine.DeviceTasks(tasks.u[part::parts], tasks.v[part::parts], None, None)
+        if share.size == 0:
+            return 0
+        return engine.count_total(ordered, plans, share, engine.device_batch(empty_batch(n)),
+                                  balance=self.balance)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView, counts: np.ndarray,
              check_other: bool) -> np.ndarray:

@@ -152,13 +152,7 @@ class GraphReplica:
 
     def static_count(self, pattern_id: int, part: int, parts: int) -> int:
         """Matches found by this replica's share (edges part::parts) of a whole-graph count."""
-        plans = self.patterns[pattern_id].static
-        tasks = self._static_share(part, parts)
-        view = self.backend.batch_view(np.zeros((0, 2), dtype=np.int32))
-        try:
-            return int(self.backend.count(plans, tasks, view, False).sum())
-        finally:
-            self.backend.release(view)
+        return self.backend.static_count(self.patterns[pattern_id].static, part, parts)
 
     def static_list(self, pattern_id: int, part: int, parts: int) -> np.ndarray:
         """Listed forms of this replica's share of the current matches."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -228,20 +230,39 @@ def test_device_info_names_the_gpu() -> None:
     assert info["backend"] == "cuda" and info["gpu_name"] and info["memory_bytes"] > 0
 
 
+def balances():
+    """Every combination of the load-balance switches; tiny deferral thresholds so that they act."""
+    from deltamatch.kernels.cuda_engine import Balance
+
+    out = {}
+    for heavy, split, unroll in itertools.product([False, True], repeat=3):
+        for chunk in ([0, 3] if split else [0]):
+            name = f"heavy{int(heavy)}-split{int(split)}{'-chunk3' if chunk else ''}-unroll{int(unroll)}"
+            out[name] = Balance(heavy_first=heavy, split=split, defer_min=2, chunk=chunk, unroll=unroll)
+    return out
+
+
+@pytest.mark.parametrize("balance", sorted(balances()))
 @pytest.mark.parametrize("induced", [False, True])
-@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "house", "P2", "5-clique"])
-def test_split_tasks_count_the_same(name: str, induced: bool) -> None:
+@pytest.mark.parametrize("name", PATTERNS)
+def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance: str) -> None:
+    """Static and batch counts equal the CPU engine's under every switch combination (deferral
+    with a threshold of 2 candidates, so that the second launch runs on this small graph)."""
     from deltamatch.kernels import cuda_engine
 
+    setting = balances()[balance]
     rng = np.random.default_rng(21 + induced)
     g = loaded_graph(random_edges(rng, 50, 300, hubs=3))
     pat = plans_of(name, induced)
     static = TaskList.static(g.internal_edges())
     batch0 = empty_batch(len(g.vertices))
     want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
-    got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, split=3)
+    stats = cuda_engine.KernelStats()
+    got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, balance=setting, stats=stats)
     np.testing.assert_array_equal(got, want)
-    assert cuda_engine.count_total(g.view(), pat.static, static, batch0, split=2) == int(want.sum())
+    if setting.split and pat.static.k >= 4 and want.max() > 0:
+        assert stats.deferred > 0 and stats.chunks >= stats.deferred
+    assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
     present = g.edges()
     dele = present[rng.choice(present.shape[0], size=20, replace=False)]
     ins = rng.integers(0, 50, size=(20, 2))
@@ -250,10 +271,23 @@ def test_split_tasks_count_the_same(name: str, induced: bool) -> None:
     try:
         old = batch_tasks(pat.batch, nb.changed, nb.deleted.shape[0], OLD)
         want = cpu_engine.count_tasks(g.view(), pat.batch, old, view, induced)
-        got = cuda_engine.count_tasks(g.view(), pat.batch, old, view, induced, split=4)
+        got = cuda_engine.count_tasks(g.view(), pat.batch, old, view, induced, balance=setting)
         np.testing.assert_array_equal(got, want)
     finally:
         g.release(view)
+
+
+def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
+    pat = plans_of("4-clique", False).static
+    stats = cuda_engine.KernelStats()
+    cuda_engine.count_total(g.view(), pat, TaskList.static(g.internal_edges()), empty_batch(len(g.vertices)),
+                            stats=stats)
+    assert stats.tasks > 0 and stats.steps > 0 and 0 < stats.lane_utilization <= 1
+    spread, tail = stats.busy_spread()
+    assert spread >= tail >= 1
 
 
 @pytest.mark.parametrize("induced", [False, True])

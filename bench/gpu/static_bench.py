@@ -1,0 +1,150 @@
+"""Static counts on the GPU against G2Miner / STMatch (issue 13), with the load-balance ablation (issue 19).
+
+For each graph (RMAT scale 20 generated on the device as in NOTES.md, wiki-Vote, email-Enron) and
+pattern: the whole-graph count on the degree-ordered relabelling (the service's recount path),
+kernel time as the best of `--repeats` runs after one warm run, the count checked against the CPU
+engine where that is affordable, and the ratio to the published G2Miner / STMatch kernel times
+measured on the same H200 (NOTES.md).  `--ablation` times the other load-balance settings too.
+
+    python bench/gpu/static_bench.py --out $OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cupy as cp  # noqa: E402
+from bench_gpu import BALANCES, balance_note, log, rmat_gpu, tick  # noqa: E402
+
+from deltamatch.bench.graphs import load_graph  # noqa: E402
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.kernels.plan_table import empty_batch  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, static_plan  # noqa: E402
+from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+
+# Kernel seconds on the same H200 (NOTES.md, 2026-12-01/02): G2Miner, or STMatch where marked.
+BASELINES = {
+    ("rmat:20", "triangle"): (0.0149, "G2Miner"),
+    ("rmat:20", "4-clique"): (0.242, "G2Miner"),
+    ("rmat:20", "diamond"): (0.0727, "G2Miner"),
+    ("rmat:20", "4-cycle"): (21.1, "G2Miner"),
+    ("wiki-Vote", "triangle"): (0.000072, "G2Miner"),
+    ("wiki-Vote", "4-clique"): (0.000267, "G2Miner"),
+    ("wiki-Vote", "diamond"): (0.000117, "G2Miner"),
+    ("wiki-Vote", "4-cycle"): (0.00216, "G2Miner"),
+    ("wiki-Vote", "house"): (0.83, "STMatch"),
+    ("email-Enron", "triangle"): (0.000093, "G2Miner"),
+    ("email-Enron", "4-clique"): (0.000266, "G2Miner"),
+    ("email-Enron", "diamond"): (0.000155, "G2Miner"),
+    ("email-Enron", "4-cycle"): (0.00115, "G2Miner"),
+    ("email-Enron", "house"): (0.71, "STMatch"),
+}
+COLUMNS = ["graph", "vertices", "edges", "max_degree", "pattern", "balance", "matches", "gpu_s", "baseline_s",
+           "baseline", "ratio", "lane_utilization", "busy_max_min", "busy_p99_median", "deferred", "note"]
+
+
+def device_graph(spec: str) -> tuple[GpuGraph, int]:
+    """The graph on the device (internal ids 0..n-1) and its vertex count."""
+    if spec.startswith("rmat:"):
+        edges = rmat_gpu(int(spec.split(":")[1]))
+    else:
+        edges = load_graph(spec).edges.astype(np.int32)
+    n = int(edges.max()) + 1
+    g = GpuGraph()
+    g.build(edges, n)
+    return g, n
+
+
+def timed_count(ordered, plans, tasks, batch, balance, repeats: int, budget: float):
+    """(matches, best seconds, stats of the last run) of count_total."""
+    engine.count_total(ordered, plans, tasks, batch, balance=balance, budget_s=budget)
+    best = float("inf")
+    total = 0
+    stats = engine.KernelStats()
+    for _ in range(repeats):
+        stats = engine.KernelStats()
+        t = tick()
+        total = engine.count_total(ordered, plans, tasks, batch, balance=balance, stats=stats,
+                                   budget_s=budget)
+        best = min(best, tick() - t)
+    return total, best, stats
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--graphs", default="wiki-Vote,email-Enron,rmat:20")
+    ap.add_argument("--patterns", default="triangle,4-clique,diamond,4-cycle,house")
+    ap.add_argument("--ablation", default="none,heavy,split", help="balance settings besides 'all'")
+    ap.add_argument("--ablation-graphs", default="rmat:20", help="graphs the ablation runs on")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--budget", type=float, default=20.0, help="time limit of one count (s)")
+    ap.add_argument("--skip", default="rmat:20/house", help="graph/pattern pairs not to run")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    engine.warm_up()
+    meta = {"commit": os.environ.get("DM_COMMIT", "unknown"),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
+    log(json.dumps(meta))
+    skip = set(args.skip.split(","))
+    with open(out / "gpu-static.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        for spec in args.graphs.split(","):
+            g, n = device_graph(spec)
+            ordered = engine.degree_ordered(g.view(), n)
+            info = {"graph": spec, "vertices": n, "edges": g.num_edges, "max_degree": int(g.degree.max())}
+            log(f"{spec}: {n} vertices, {g.num_edges} edges, max degree {info['max_degree']}")
+            batch = engine.device_batch(empty_batch(n))
+            for name in args.patterns.split(","):
+                if f"{spec}/{name}" in skip:
+                    continue
+                plans = compile_plans(parse_pattern(name), [static_plan(parse_pattern(name))])
+                dplans = engine.device_plans(plans)
+                tasks = engine.static_tasks(ordered, n, dplans)
+                variants = ["all"] + ([v for v in args.ablation.split(",") if v]
+                                      if spec in args.ablation_graphs.split(",") else [])
+                for variant in variants:
+                    baseline, who = BASELINES.get((spec, name), (None, ""))
+                    row = {**info, "pattern": name, "balance": variant, "baseline_s": baseline,
+                           "baseline": who}
+                    try:
+                        total, secs, stats = timed_count(ordered, dplans, tasks, batch, BALANCES[variant],
+                                                         args.repeats, args.budget)
+                    except engine.DeadlineExceeded:
+                        writer.writerow({**row, "note": f"over {args.budget} s"})
+                        log(f"  {name:10s} {variant:5s} over {args.budget} s")
+                        f.flush()
+                        continue
+                    spread, tail = stats.busy_spread()
+                    ratio = secs / baseline if baseline else None
+                    writer.writerow({**row, "matches": total, "gpu_s": secs, "ratio": ratio,
+                                     "lane_utilization": stats.lane_utilization, "busy_max_min": spread,
+                                     "busy_p99_median": tail, "deferred": stats.deferred})
+                    f.flush()
+                    versus = f"{ratio:8.2f}x {who}" if ratio else ""
+                    log(f"  {name:10s} {variant:5s} {total:>18d}  {secs * 1e3:10.3f} ms  {versus}  "
+                        f"{balance_note(stats)}")
+            del g, ordered
+            cp.get_default_memory_pool().free_all_blocks()
+    (out / "gpu-static-meta.json").write_text(json.dumps(meta, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
