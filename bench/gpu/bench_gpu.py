@@ -34,7 +34,7 @@ from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.kernels.plan_table import BatchView  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
-from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 STARTED = time.perf_counter()
@@ -238,8 +238,37 @@ BALANCES = {
 def balance_note(stats: engine.KernelStats) -> str:
     """Lane utilization, per-warp busy spread (max/min, p99/median) and deferral counts."""
     spread, tail = stats.busy_spread()
-    return (f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
-            f"deferred {stats.deferred} chunks {stats.chunks}")
+    return (
+        f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
+        f"deferred {stats.deferred} chunks {stats.chunks}"
+    )
+
+
+def host_rows(g: GpuGraph):
+    """The device graph's rows copied to the host (the CPU engine's input)."""
+    from deltamatch.kernels.plan_table import GraphView
+
+    return GraphView(*g.rows_host())
+
+
+def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None):
+    """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget."""
+    st = engine.KernelStats()
+    t = tick()
+    try:
+        counts = engine.count_tasks(
+            g.view(),
+            bplans,
+            tasks,
+            dview,
+            bplans.induced,
+            stats=st,
+            balance=balance or engine.Balance(),
+            budget_s=args.batch_budget,
+        )
+    except engine.DeadlineExceeded:
+        return None
+    return counts, tick() - t, st
 
 
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
@@ -305,34 +334,43 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
         del tasks
         if args.relabel:
             static_degree_ordered(g, name, static, empty, total, base, args, writer)
-    # incremental batches
+    # incremental batches: insertions from the held-back 10%, plus --delete-fraction deletions of
+    # loaded edges (removal side on G_old, addition side on G_new, as the service runs them)
     pos = cut
+    del_pos = 0
     cpu_skip: set[tuple[str, int]] = set()
     gpu_stopped: set[str] = set()
     for size in sizes:
+        n_del = int(round(size * args.delete_fraction))
         for b in range(batches):
-            if pos + size > edges.shape[0] or out_of_time(args):
+            if pos + size - n_del > edges.shape[0] or out_of_time(args):
                 break
-            ins = edges[pos : pos + size]
-            pos += size
-            nb_view_host = host_batch_view(ins, n)
-            dview = engine.device_batch(nb_view_host)
+            ins = edges[pos : pos + size - n_del]
+            dels = edges[del_pos : del_pos + n_del]
+            pos += size - n_del
+            del_pos += n_del
+            changed = np.concatenate([dels, ins])
+            host_view = host_batch_view(changed, n)
+            dview = engine.device_batch(host_view)
+            host_old = host_rows(g) if args.cpu and n_del else None
+            sides = {name: {} for name in patterns if name not in gpu_stopped}
+            for name in sides:
+                if n_del:
+                    sides[name]["old"] = batch_tasks(plans[name][0], changed, n_del, OLD)
+                sides[name]["new"] = batch_tasks(plans[name][0], changed, n_del, NEW)
+            results = {name: {} for name in sides}
+            for name in sides:
+                if "old" in sides[name]:
+                    results[name]["old"] = gpu_side(g, plans[name][0], sides[name]["old"], dview, args)
             t = tick()
-            g.apply(np.zeros((0, 2), np.int32), ins)
+            g.apply(dels, ins)
             upd_s = tick() - t
-            host_graph = None
-            for name in patterns:
-                bplans = plans[name][0]
-                tasks = batch_tasks(bplans, ins, 0, NEW)
-                st = engine.KernelStats()
-                if name in gpu_stopped:
-                    continue
-                t = tick()
-                try:
-                    counts = engine.count_tasks(
-                        g.view(), bplans, tasks, dview, False, stats=st, budget_s=args.batch_budget
-                    )
-                except engine.DeadlineExceeded:
+            host_new = host_rows(g) if args.cpu else None
+            for name in sides:
+                results[name]["new"] = gpu_side(g, plans[name][0], sides[name]["new"], dview, args)
+            for name in sides:
+                res = results[name]
+                if any(r is None for r in res.values()):
                     gpu_stopped.add(name)
                     writer.writerow(
                         {
@@ -346,29 +384,31 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     )
                     log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
                     continue
-                t = tick() - t
-                s = st
-                logical, sectors = stats_bytes(s)
-                matches = int(counts.sum())
-                cpu_s = cpu_m = None
+                t_gpu = sum(r[1] for r in res.values())
+                kernel_s = sum(r[2].kernel_s for r in res.values())
+                added = int(res["new"][0].sum())
+                removed = int(res["old"][0].sum()) if "old" in res else 0
+                cpu_s = None
                 note = ""
-                if t > args.cpu_when_gpu_under:
+                if t_gpu > args.cpu_when_gpu_under:
                     cpu_skip.add((name, size))
                 if args.cpu and (name, size) not in cpu_skip:
-                    if host_graph is None:
-                        off, deg, pool = g.rows_host()
-                        from deltamatch.kernels.plan_table import GraphView
-
-                        host_graph = GraphView(off, deg, pool)
-                    tc = time.perf_counter()
-                    cpu_counts = cpu_engine.count_tasks(host_graph, bplans, tasks, nb_view_host)
-                    cpu_s = time.perf_counter() - tc
-                    cpu_m = int(cpu_counts.sum())
-                    if not np.array_equal(cpu_counts, counts):
-                        note = "MISMATCH"
-                        log(f"  !! {name} batch {size}#{b}: GPU {matches} != CPU {cpu_m}")
+                    cpu_s = 0.0
+                    for side, host in (("old", host_old), ("new", host_new)):
+                        if side not in res:
+                            continue
+                        tc = time.perf_counter()
+                        cpu_counts = cpu_engine.count_tasks(
+                            host, plans[name][0], sides[name][side], host_view
+                        )
+                        cpu_s += time.perf_counter() - tc
+                        if not np.array_equal(cpu_counts, res[side][0]):
+                            note = "MISMATCH"
+                            log(f"  !! {name} batch {size}#{b} {side}: GPU != CPU")
                     if cpu_s > args.cpu_limit:
                         cpu_skip.add((name, size))
+                st = res["new"][2]
+                logical, sectors = stats_bytes(st)
                 writer.writerow(
                     {
                         **base,
@@ -376,56 +416,67 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                         "phase": "batch",
                         "batch_size": size,
                         "batch": b,
-                        "matches": matches,
-                        "gpu_s": t,
+                        "matches": added - removed,
+                        "gpu_s": t_gpu,
                         "gpu_update_s": upd_s,
                         "cpu_s": cpu_s,
-                        "cpu_matches": cpu_m,
-                        "scanned": s.scanned,
-                        "probes": s.probes,
+                        "scanned": st.scanned,
+                        "probes": st.probes,
                         "adj_bytes_logical": logical,
                         "adj_bytes_sectors": sectors,
                         "update_bytes": g.last_update_bytes,
-                        "note": f"{note} {balance_note(s)}".strip(),
+                        "note": f"{note} deleted {n_del} kernel_s {kernel_s:.6f} {balance_note(st)}".strip(),
                     }
                 )
+                rec = summary.setdefault((scale, name), {}).setdefault(size, [])
+                rec.append((t_gpu, upd_s, cpu_s, added - removed))
+                log(
+                    f"  batch {size:>6d}#{b} {name:10s} +{added:>14d} -{removed:>12d}  "
+                    f"gpu {t_gpu * 1e3:9.2f} ms "
+                    f"(kernels {kernel_s * 1e3:8.2f})  update {upd_s * 1e3:7.2f} ms"
+                    f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}  {balance_note(st)} {note}"
+                )
+                if "old" in sides[name]:
+                    continue
                 for variant in args.ablation.split(","):
                     if not variant or variant == "all":
                         continue
-                    vst = engine.KernelStats()
-                    t2 = tick()
-                    try:
-                        variant_counts = engine.count_tasks(g.view(), bplans, tasks, dview, False,
-                                                            balance=BALANCES[variant], stats=vst,
-                                                            budget_s=args.batch_budget)
-                    except engine.DeadlineExceeded:
+                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args, BALANCES[variant])
+                    if got is None:
                         log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
                         continue
-                    t2 = tick() - t2
-                    same = bool(np.array_equal(variant_counts, counts))
-                    writer.writerow({**base, "pattern": name, "phase": f"batch_{variant}", "batch_size": size,
-                                     "batch": b, "matches": int(variant_counts.sum()), "gpu_s": t2,
-                                     "note": ("" if same else "MISMATCH ") + balance_note(vst)})
-                    log(f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: gpu {t2 * 1e3:9.2f} ms "
-                        f"({t2 / t:5.2f}x all) {balance_note(vst)}{'' if same else '  MISMATCH'}")
-                rec = summary.setdefault((scale, name), {}).setdefault(size, [])
-                rec.append((t, upd_s, cpu_s, matches))
-                log(
-                    f"  batch {size:>6d}#{b} {name:10s} +{matches:>14d}  gpu {t * 1e3:9.2f} ms  "
-                    f"update {upd_s * 1e3:7.2f} ms ({g.last_update_bytes / upd_s / 1e9:6.1f} GB/s)"
-                    f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}"
-                    f"  {logical / t / 1e9:7.1f} GB/s {note} {balance_note(s)}"
-                )
-    # from-scratch recount of the final graph, and a full CSR rebuild
+                    same = bool(np.array_equal(got[0], res["new"][0]))
+                    writer.writerow(
+                        {
+                            **base,
+                            "pattern": name,
+                            "phase": f"batch_{variant}",
+                            "batch_size": size,
+                            "batch": b,
+                            "matches": int(got[0].sum()),
+                            "gpu_s": got[1],
+                            "note": ("" if same else "MISMATCH ")
+                            + f"kernel_s {got[2].kernel_s:.6f} "
+                            + balance_note(got[2]),
+                        }
+                    )
+                    log(
+                        f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: gpu {got[1] * 1e3:9.2f} ms "
+                        f"({got[1] / t_gpu:5.2f}x all) {balance_note(got[2])}{'' if same else '  MISMATCH'}"
+                    )
+    # from-scratch recount of the final graph as the service runs it (degree-ordered relabelling,
+    # its time included), and a full CSR rebuild
     for name in patterns:
         if out_of_time(args):
             break
         static = plans[name][1]
-        tasks = engine.static_tasks(g.view(), g.n, static)
         try:
             t = tick()
-            total = engine.count_total(g.view(), static, tasks, empty, budget_s=args.static_budget)
+            ordered = engine.degree_ordered(g.view(), g.n)
+            tasks = engine.static_tasks(ordered, g.n, static)
+            total = engine.count_total(ordered, static, tasks, empty, budget_s=args.static_budget)
             t = tick() - t
+            del ordered, tasks
             writer.writerow({**base, "pattern": name, "phase": "recount", "matches": total, "gpu_s": t})
             summary.setdefault((scale, name), {})["recount_s"] = t
             log(f"  recount {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms")
@@ -434,7 +485,6 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 {**base, "pattern": name, "phase": "recount", "note": f"over {args.static_budget} s"}
             )
             log(f"  recount {name:10s} stopped at the {args.static_budget} s budget")
-        del tasks
     current = g.edges()
     rebuild = GpuGraph()
     t = tick()
@@ -477,6 +527,9 @@ def main() -> int:
         help="also time every batch with these balance settings (none, heavy, split; 'all' is the default)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
+    ap.add_argument(
+        "--delete-fraction", type=float, default=0.0, help="share of each batch that deletes edges"
+    )
     ap.add_argument(
         "--time-budget", type=float, default=0.0, help="seconds after which no new phase starts (0: no limit)"
     )

@@ -52,8 +52,24 @@ BASELINES = {
     ("email-Enron", "4-cycle"): (0.00115, "G2Miner"),
     ("email-Enron", "house"): (0.71, "STMatch"),
 }
-COLUMNS = ["graph", "vertices", "edges", "max_degree", "pattern", "balance", "matches", "gpu_s", "baseline_s",
-           "baseline", "ratio", "lane_utilization", "busy_max_min", "busy_p99_median", "deferred", "note"]
+COLUMNS = [
+    "graph",
+    "vertices",
+    "edges",
+    "max_degree",
+    "pattern",
+    "balance",
+    "matches",
+    "gpu_s",
+    "baseline_s",
+    "baseline",
+    "ratio",
+    "lane_utilization",
+    "busy_max_min",
+    "busy_p99_median",
+    "deferred",
+    "note",
+]
 
 
 def device_graph(spec: str) -> tuple[GpuGraph, int]:
@@ -77,8 +93,9 @@ def timed_count(ordered, plans, tasks, batch, balance, repeats: int, budget: flo
     for _ in range(repeats):
         stats = engine.KernelStats()
         t = tick()
-        total = engine.count_total(ordered, plans, tasks, batch, balance=balance, stats=stats,
-                                   budget_s=budget)
+        total = engine.count_total(
+            ordered, plans, tasks, batch, balance=balance, stats=stats, budget_s=budget
+        )
         best = min(best, tick() - t)
     return total, best, stats
 
@@ -97,9 +114,11 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     engine.warm_up()
-    meta = {"commit": os.environ.get("DM_COMMIT", "unknown"),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
+    meta = {
+        "commit": os.environ.get("DM_COMMIT", "unknown"),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+    }
     log(json.dumps(meta))
     skip = set(args.skip.split(","))
     with open(out / "gpu-static.csv", "w", newline="") as f:
@@ -117,15 +136,24 @@ def main() -> int:
                 plans = compile_plans(parse_pattern(name), [static_plan(parse_pattern(name))])
                 dplans = engine.device_plans(plans)
                 tasks = engine.static_tasks(ordered, n, dplans)
-                variants = ["all"] + ([v for v in args.ablation.split(",") if v]
-                                      if spec in args.ablation_graphs.split(",") else [])
+                variants = ["all"] + (
+                    [v for v in args.ablation.split(",") if v]
+                    if spec in args.ablation_graphs.split(",")
+                    else []
+                )
                 for variant in variants:
                     baseline, who = BASELINES.get((spec, name), (None, ""))
-                    row = {**info, "pattern": name, "balance": variant, "baseline_s": baseline,
-                           "baseline": who}
+                    row = {
+                        **info,
+                        "pattern": name,
+                        "balance": variant,
+                        "baseline_s": baseline,
+                        "baseline": who,
+                    }
                     try:
-                        total, secs, stats = timed_count(ordered, dplans, tasks, batch, BALANCES[variant],
-                                                         args.repeats, args.budget)
+                        total, secs, stats = timed_count(
+                            ordered, dplans, tasks, batch, BALANCES[variant], args.repeats, args.budget
+                        )
                     except engine.DeadlineExceeded:
                         writer.writerow({**row, "note": f"over {args.budget} s"})
                         log(f"  {name:10s} {variant:5s} over {args.budget} s")
@@ -133,13 +161,24 @@ def main() -> int:
                         continue
                     spread, tail = stats.busy_spread()
                     ratio = secs / baseline if baseline else None
-                    writer.writerow({**row, "matches": total, "gpu_s": secs, "ratio": ratio,
-                                     "lane_utilization": stats.lane_utilization, "busy_max_min": spread,
-                                     "busy_p99_median": tail, "deferred": stats.deferred})
+                    writer.writerow(
+                        {
+                            **row,
+                            "matches": total,
+                            "gpu_s": secs,
+                            "ratio": ratio,
+                            "lane_utilization": stats.lane_utilization,
+                            "busy_max_min": spread,
+                            "busy_p99_median": tail,
+                            "deferred": stats.deferred,
+                        }
+                    )
                     f.flush()
                     versus = f"{ratio:8.2f}x {who}" if ratio else ""
-                    log(f"  {name:10s} {variant:5s} {total:>18d}  {secs * 1e3:10.3f} ms  {versus}  "
-                        f"{balance_note(stats)}")
+                    log(
+                        f"  {name:10s} {variant:5s} {total:>18d}  {secs * 1e3:10.3f} ms  {versus}  "
+                        f"{balance_note(stats)}"
+                    )
             del g, ordered
             cp.get_default_memory_pool().free_all_blocks()
     (out / "gpu-static-meta.json").write_text(json.dumps(meta, indent=1))

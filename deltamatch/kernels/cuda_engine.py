@@ -204,22 +204,24 @@ class Balance:
     """The in-GPU load-balance switches (PGMiner's ablation: none, splitting, + unrolling).
 
     heavy_first: tasks start in decreasing min(deg u, deg v) order.
-    split: a counting task whose level-2 set holds at least `defer_min` candidates is deferred
-    and its set cut into chunks that all warps share in a second launch; chunk size `chunk`, or
-    (0) sized at run time from the deferred candidates (`AUTO_CHUNK_SHARE` chunks per warp).
-    unroll: the last two levels of a counting task as one flat list of pairs over the lanes.
+    split: a counting task (k >= 4) whose level-2 set costs at least `defer_cost` (the sum of
+    1 + deg(w) over its candidates w) is deferred; the deferred sets are cut into chunks that all
+    warps share in a second launch: `chunk` candidates each, or (0) chunks of equal estimated cost
+    sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
+    unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
+    32 tasks, as one flat list of items over the lanes.
     """
 
     heavy_first: bool = True
     split: bool = True
-    defer_min: int = 64
+    defer_cost: int = 2048
     chunk: int = 0
     unroll: bool = True
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False)
 AUTO_CHUNK_SHARE = 4  # deferred chunks per resident warp when the chunk size is automatic
-MIN_CHUNK = 8  # STMatch's JOB_CHUNK_SIZE: the smallest share of a deferred set
+MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred")  # the kernel's DM_ST_* slots
 
 
@@ -229,8 +231,9 @@ class KernelStats:
 
     scanned: set-source entries read; probes: binary-search steps; tasks: tasks and chunks run;
     lanes / steps: active lanes summed over the warp steps of the set and pair loops (lane
-    utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; busy_ns:
-    per launch, the nanoseconds each warp worked.
+    utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
+    pieces they were cut into; kernel_s: device time of the launches (CUDA events); busy_ns: per
+    launch, the nanoseconds each warp worked.
     """
 
     scanned: int = 0
@@ -240,12 +243,14 @@ class KernelStats:
     steps: int = 0
     deferred: int = 0
     chunks: int = 0
+    kernel_s: float = 0.0
     busy_ns: list = field(default_factory=list)
 
-    def add(self, raw: np.ndarray, busy: np.ndarray) -> None:
+    def add(self, raw: np.ndarray, busy: np.ndarray, kernel_s: float) -> None:
         for name, value in zip(STAT_NAMES, raw.tolist(), strict=True):
             setattr(self, name, getattr(self, name) + int(value))
         self.busy_ns.append(busy)
+        self.kernel_s += kernel_s
 
     @property
     def lane_utilization(self) -> float:
@@ -284,24 +289,26 @@ def scratch_ints(width: int, k: int) -> int:
     return slots + 4 * width
 
 
-def resident_blocks() -> int:
-    """Blocks of match_tasks the device holds at once (register-limited occupancy)."""
+def resident_blocks(function: str = "match_tasks") -> int:
+    """Blocks of a match.cu kernel the device holds at once (register-limited occupancy)."""
     cp = cupy()
-    fn = kernel("match.cu", "match_tasks")
+    fn = kernel("match.cu", function)
     threads = WARPS_PER_BLOCK * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
     return per_sm * cp.cuda.Device().attributes["MultiProcessorCount"]
 
 
-def launch_shape(n_tasks: int, per_warp_bytes: int) -> Launch:
+def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
+                 tasks_per_warp: int = 1) -> Launch:
     """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
-    enough that the queue balances."""
+    enough that the queue balances (at least `tasks_per_warp`, what one warp step takes)."""
     cp = cupy()
     free = cp.cuda.Device().mem_info[0] + cp.get_default_memory_pool().free_bytes()
     by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
-    blocks = max(1, min(resident_blocks(), -(-n_tasks // WARPS_PER_BLOCK), by_memory))
+    wanted = -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
+    blocks = max(1, min(resident_blocks(function), wanted, by_memory))
     warps = blocks * WARPS_PER_BLOCK
-    chunk = int(max(1, min(16, n_tasks // (warps * 64))))
+    chunk = max(1, min(16, n_tasks // (warps * 64 * tasks_per_warp))) * tasks_per_warp
     return Launch(blocks, chunk)
 
 
@@ -331,11 +338,12 @@ class _Deferred(NamedTuple):
     length: Any
     n: Any
     cap: int
-    defer_min: int
+    defer_cost: int
 
 
 def _chunks(d: _Deferred, n_deferred: int, chunk: int):
-    """Chunk i of the deferred sets: (entry, lo, hi) over that entry's level-2 candidates."""
+    """Chunk i of the deferred sets: (entry, lo, hi) over that entry's level-2 candidates, `chunk`
+    candidates each."""
     cp = cupy()
     lens = d.length[:n_deferred].astype(cp.int64)
     per = (lens + chunk - 1) // chunk
@@ -347,6 +355,33 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     lo = (j * chunk).astype(cp.int32)
     hi = cp.minimum(lo.astype(cp.int64) + chunk, lens[entry]).astype(cp.int32)
     return entry, lo, hi, total
+
+
+def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
+    """Chunks of about equal estimated cost (1 + deg(w) per candidate w), at least
+    MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all, costliest first; a candidate is
+    never cut, so one that costs more than a chunk is a chunk of its own."""
+    cp = cupy()
+    lens = d.length[:n_deferred].astype(cp.int64)
+    ends = cp.cumsum(lens)
+    n_items = int(ends[-1])
+    item = cp.arange(n_items, dtype=cp.int64)
+    entry = cp.searchsorted(ends, item, side="right")
+    within = item - (ends - lens)[entry]
+    cost = 1 + degree[d.arena[d.off[:n_deferred][entry] + within]].astype(cp.int64)
+    before = cp.cumsum(cost) - cost  # cost of the items before each, over all entries
+    entry_before = before[ends - lens]  # ... before each entry's first item
+    target = max(MIN_CHUNK_COST, -(-int(before[-1] + cost[-1]) // (warps * AUTO_CHUNK_SHARE)))
+    bucket = (before - entry_before[entry]) // target
+    head = cp.ones(n_items, dtype=cp.bool_)
+    head[1:] = (entry[1:] != entry[:-1]) | (bucket[1:] != bucket[:-1])
+    starts = cp.flatnonzero(head)
+    stops = cp.append(starts[1:], n_items)
+    chunk_cost = (before[stops - 1] + cost[stops - 1]) - before[starts]
+    order = cp.argsort(-chunk_cost)
+    starts, stops = starts[order], stops[order]
+    return (entry[starts].astype(cp.int64), within[starts].astype(cp.int32),
+            (within[stops - 1] + 1).astype(cp.int32), int(starts.shape[0]))
 
 
 @dataclass
@@ -372,14 +407,18 @@ class _MatchRun:
     total: Any = None
     flags: Any = None
 
-    def launch(self, phase: int, first: int, last: int, perm, shape: Launch, chunks=None) -> None:
+    def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
+               chunks=None) -> None:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         queue = cp.zeros(1, dtype=cp.uint64)
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
-        kernel("match.cu", "match_tasks")(
+        began, ended = (cp.cuda.Event(), cp.cuda.Event()) if self.stats is not None else (None, None)
+        if began is not None:
+            began.record()
+        kernel("match.cu", function)(
             (shape.blocks,), (WARPS_PER_BLOCK * 32,),
             (g.offsets, g.degree, g.pool,
              p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
@@ -393,12 +432,14 @@ class _MatchRun:
              _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
              np.int64(self.window[0]), np.int64(self.window[1]),
              self.scratch, np.int64(self.width),
-             d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int32(d.defer_min),
+             d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
              d.task, d.off, d.length, d.n, np.int64(d.cap),
              _ptr(entry), _ptr(lo), _ptr(hi),
              queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags))
         if self.stats is not None:
-            self.stats.add(raw.get(), busy.get())
+            ended.record()
+            ended.synchronize()
+            self.stats.add(raw.get(), busy.get(), cp.cuda.get_elapsed_time(began, ended) / 1e3)
 
 
 def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
@@ -419,25 +460,27 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         return 0
     width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
-    shape = launch_shape(n, 4 * per_warp)
+    flat = plans.k == 3 and balance.unroll and out is None
+    function = "match_flat3" if flat else "match_tasks"
+    shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1)
     defer = balance.split and out is None and plans.k >= 4
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
                     balance, stats, _deadline(budget_s), width,
                     cp.empty(shape.warps * per_warp, dtype=cp.int32),
-                    _deferred_buffers(balance.defer_min if defer else 0),
+                    _deferred_buffers(balance.defer_cost if defer else 0),
                     cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.int32))
-    run.launch(0, first, last, perm, shape)
+    run.launch(function, 0, first, last, perm, shape)
     n_deferred = min(int(run.deferred.n.get()[0]), run.deferred.cap) if defer else 0
     if n_deferred:
-        chunk = balance.chunk
-        if not chunk:
-            pending = int(run.deferred.length[:n_deferred].sum())
-            chunk = max(MIN_CHUNK, -(-pending // (shape.warps * AUTO_CHUNK_SHARE)))
-        entry, lo, hi, n_chunks = _chunks(run.deferred, n_deferred, chunk)
+        if balance.chunk:
+            entry, lo, hi, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
+        else:
+            entry, lo, hi, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree, shape.warps)
         if stats is not None:
             stats.chunks += n_chunks
         grab = launch_shape(n_chunks, 4 * per_warp)
-        run.launch(1, 0, n_chunks, None, Launch(min(grab.blocks, shape.blocks), grab.chunk), (entry, lo, hi))
+        run.launch("match_tasks", 1, 0, n_chunks, None, Launch(min(grab.blocks, shape.blocks), grab.chunk),
+                   (entry, lo, hi))
     got = cp.concatenate([run.total.view(cp.int64), run.flags.astype(cp.int64)]).get()
     if got[1] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
@@ -446,16 +489,16 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     return int(got[0])
 
 
-def _deferred_buffers(defer_min: int) -> _Deferred:
+def _deferred_buffers(defer_cost: int) -> _Deferred:
     """The arena and records of deferred tasks (placeholders when deferral is off)."""
     cp = cupy()
-    if defer_min <= 0:
+    if defer_cost <= 0:
         i64, i32, u64 = cp.zeros(1, cp.int64), cp.zeros(1, cp.int32), cp.zeros(1, cp.uint64)
         return _Deferred(i32, u64, i64, i64, i32, u64, 0, 0)
-    cap = ARENA_INTS // defer_min
+    cap = ARENA_INTS // 64
     return _Deferred(cp.empty(ARENA_INTS, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64),
                      cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int64),
-                     cp.empty(cap, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64), cap, defer_min)
+                     cp.empty(cap, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64), cap, defer_cost)
 
 
 def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance):

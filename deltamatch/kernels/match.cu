@@ -89,6 +89,7 @@ struct WarpState {
     int pos[DM_MAX_K];
     int end[DM_MAX_K];
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
+    unsigned found[32];  // the flat task loop: matches of the task each lane holds
 };
 
 struct Stats {
@@ -140,17 +141,44 @@ __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
     return (i < n && c.b_partner[lo + i] == b) ? c.b_rank[lo + i] : -1;
 }
 
-// A lane's view of the match: the shared prefix, with position `wpos` (or none, -1) holding the
-// lane's own vertex w (the flat pair loop gives every lane its own candidate of level k-2).
+// A lane's view of the match: the warp's shared prefix, except for up to two positions p0, p1 (-1:
+// none) that the lane holds itself: the flat pair loop gives every lane its own candidate of level
+// k-2, the flat task loop its own seed pair.
 struct LaneMatch {
-    int wpos;
-    int w;
-    int wdeg;
-    dm_i64 woff;
+    int p0;
+    int v0;
+    int d0;
+    dm_i64 o0;
+    int p1;
+    int v1;
+    int d1;
+    dm_i64 o1;
 };
 
 __device__ __forceinline__ int vertex_at(const WarpState& s, const LaneMatch& lm, int j) {
-    return j == lm.wpos ? lm.w : s.m[j];
+    return j == lm.p0 ? lm.v0 : (j == lm.p1 ? lm.v1 : s.m[j]);
+}
+
+__device__ __forceinline__ int degree_at(const WarpState& s, const LaneMatch& lm, int j) {
+    return j == lm.p0 ? lm.d0 : (j == lm.p1 ? lm.d1 : s.mdeg[j]);
+}
+
+__device__ __forceinline__ dm_i64 offset_at(const WarpState& s, const LaneMatch& lm, int j) {
+    return j == lm.p0 ? lm.o0 : (j == lm.p1 ? lm.o1 : s.moff[j]);
+}
+
+// The shared prefix as it is, or with the lane's own vertex w at position l (and x at position q).
+__device__ __forceinline__ LaneMatch lane_match(const Ctx& c, int l, int w, int q, int x) {
+    LaneMatch lm;
+    lm.p0 = l;
+    lm.v0 = w;
+    lm.d0 = l >= 0 ? c.deg[w] : 0;
+    lm.o0 = l >= 0 ? c.off[w] : 0;
+    lm.p1 = q;
+    lm.v1 = x;
+    lm.d1 = q >= 0 ? c.deg[x] : 0;
+    lm.o1 = q >= 0 ? c.off[x] : 0;
+    return lm;
 }
 
 // Induced only: is the vertex set still a match once the batch flips its changed pairs?
@@ -189,14 +217,13 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
     const int dx = (ch.rows | ch.minus) ? c.deg[x] : 0;
     for (int bits = all; bits != 0; bits &= bits - 1) {
         const int j = __ffs(bits) - 1;
-        const bool mine = j == lm.wpos;
-        const int y = mine ? lm.w : s.m[j];
+        const int y = vertex_at(s, lm, j);
         if (y == x) {
             return false;
         }
         const int bit = 1 << j;
         if ((ch.rows | ch.minus) & bit) {
-            const bool adj = adjacent(c, x, dx, y, mine ? lm.wdeg : s.mdeg[j], mine ? lm.woff : s.moff[j], st);
+            const bool adj = adjacent(c, x, dx, y, degree_at(s, lm, j), offset_at(s, lm, j), st);
             if (adj != ((ch.rows & bit) != 0)) {
                 return false;
             }
@@ -240,7 +267,7 @@ __device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch
         int best = 0x7fffffff;
         for (int bits = conn; bits != 0; bits &= bits - 1) {
             const int j = __ffs(bits) - 1;
-            const int d = j == lm.wpos ? lm.wdeg : s.mdeg[j];
+            const int d = degree_at(s, lm, j);
             if (d < best) {
                 best = d;
                 anchor = j;
@@ -278,8 +305,8 @@ __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch
         out.src = s.set[b];
         n = s.cnt[b];
     } else {
-        out.src = c.pool + (anchor == lm.wpos ? lm.woff : s.moff[anchor]);
-        n = anchor == lm.wpos ? lm.wdeg : s.mdeg[anchor];
+        out.src = c.pool + offset_at(s, lm, anchor);
+        n = degree_at(s, lm, anchor);
     }
     out.lo = dm_lower_bound(out.src, n, lower + 1);
     out.hi = upper >= DM_NO_UPPER ? n : out.lo + dm_lower_bound(out.src + out.lo, n - out.lo, upper);
@@ -287,21 +314,12 @@ __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch
     return out;
 }
 
-__device__ __forceinline__ LaneMatch shared_match() {
-    LaneMatch lm;
-    lm.wpos = -1;
-    lm.w = 0;
-    lm.wdeg = 0;
-    lm.woff = 0;
-    return lm;
-}
-
 // Builds level l's set into `dst` (every survivor, in order) or, with dst == nullptr, counts the
 // survivors; with `out`, also writes each survivor's completed match as row base + i.  Returns the
 // number of survivors (same on every lane).
 __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
                            dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
-    const LaneMatch lm = shared_match();
+    const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
     const Source sc = level_source(c, s, lm, p, l, st);
     const bool other = c.check_other && l == c.k - 1;
     int found = 0;
@@ -465,12 +483,9 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
         dm_i64 len = 0;
         const int* from = nullptr;
         if (idx < e) {
-            LaneMatch lm;
-            lm.wpos = l;
-            lm.w = C[idx];
-            if (!(skip && matched_between(s, dep_l + 1, l, lm.w))) {
-                lm.wdeg = c.deg[lm.w];
-                lm.woff = c.off[lm.w];
+            const int w = C[idx];
+            if (!(skip && matched_between(s, dep_l + 1, l, w))) {
+                const LaneMatch lm = lane_match(c, l, w, -1, 0);
                 const Source sc = level_source(c, s, lm, p, last, st);
                 len = sc.hi - sc.lo;
                 from = sc.src + sc.lo;
@@ -510,11 +525,7 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
                 }
             }
             const dm_i64 start = lo == 0 ? 0 : ends[lo - 1];
-            LaneMatch lm;
-            lm.wpos = l;
-            lm.w = C[a + lo];
-            lm.wdeg = c.deg[lm.w];
-            lm.woff = c.off[lm.w];
+            const LaneMatch lm = lane_match(c, l, C[a + lo], -1, 0);
             int anchor;
             const Checks ch = level_checks(c, s, lm, p, last, anchor);
             const int x = src_of[lo][f - start];
@@ -643,6 +654,92 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
     return total;
 }
 
+// Counting with k = 3 and unrolling: tasks [lo, hi) (at most 32, lane i holds task lo + i) as one flat
+// list of (task, candidate) items spread over the lanes, so that short candidate sets (most seed
+// pairs of a sparse graph) no longer leave most lanes idle.  Writes each task's count; returns the sum.
+__device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm_i64 hi, const dm_i64* perm,
+                             const int* tu, const int* tv, const int* tr, const int* tp, dm_i64* counts,
+                             Stats& st) {
+    const dm_i64 i = lo + lane;
+    const bool mine = i < hi;
+    const dm_i64 t = mine ? (perm != nullptr ? perm[i] : i) : 0;
+    const int u = mine ? tu[t] : 0;
+    const int v = mine ? tv[t] : 0;
+    const int r = mine && tr != nullptr ? tr[t] : -1;
+    const int p = mine && tp != nullptr ? tp[t] : 0;
+    const int lt1 = c.lt[p * DM_MAX_K + 1];
+    const int gt1 = c.gt[p * DM_MAX_K + 1];
+    const bool live = mine && u != v && !((lt1 & 1) && v > u) && !((gt1 & 1) && v < u);
+    dm_i64 len = 0;
+    const int* from = nullptr;
+    Checks ch = {0, 0, 0, 0};
+    if (live) {
+        const Source sc = level_source(c, s, lane_match(c, 0, u, 1, v), p, 2, st);
+        len = sc.hi - sc.lo;
+        from = sc.src + sc.lo;
+        ch = sc.ch;
+    }
+    dm_i64 end = len;
+    for (int d = 1; d < 32; d <<= 1) {
+        const dm_i64 y = __shfl_up_sync(DM_FULL_MASK, end, d);
+        if (lane >= d) {
+            end += y;
+        }
+    }
+    const dm_i64 items = __shfl_sync(DM_FULL_MASK, end, 31);
+    s.found[lane] = 0;
+    __syncwarp();
+    for (dm_i64 f0 = 0; f0 < items; f0 += 32) {
+        const dm_i64 f = f0 + lane;
+        int owner = 0;  // the first lane whose items end past f
+        for (int step = 16; step >= 1; step >>= 1) {
+            if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
+                owner += step;
+            }
+        }
+        const dm_i64 start = __shfl_sync(DM_FULL_MASK, end - len, owner);
+        const int* o_from = (const int*)__shfl_sync(DM_FULL_MASK, (unsigned long long)from, owner);
+        const int o_u = __shfl_sync(DM_FULL_MASK, u, owner);
+        const int o_v = __shfl_sync(DM_FULL_MASK, v, owner);
+        const int o_p = __shfl_sync(DM_FULL_MASK, p, owner);
+        const int o_r = __shfl_sync(DM_FULL_MASK, r, owner);
+        Checks o_ch;
+        o_ch.rows = __shfl_sync(DM_FULL_MASK, ch.rows, owner);
+        o_ch.minus = __shfl_sync(DM_FULL_MASK, ch.minus, owner);
+        o_ch.distinct = __shfl_sync(DM_FULL_MASK, ch.distinct, owner);
+        o_ch.ranked = __shfl_sync(DM_FULL_MASK, ch.ranked, owner);
+        if (f < items) {
+            const int x = o_from[f - start];
+            const LaneMatch lm = lane_match(c, 0, o_u, 1, o_v);
+            st.scanned++;
+            if (passes(c, s, lm, o_ch, o_r, x, st) && !(c.check_other && survives_other(c, s, lm, o_p, x))) {
+                atomicAdd(&s.found[owner], 1u);
+            }
+        }
+        if (lane == 0) {
+            st.lanes += (dm_u64)min((dm_i64)32, items - f0);
+            st.steps++;
+        }
+    }
+    __syncwarp();
+    const dm_u64 got = s.found[lane];
+    if (mine && counts != nullptr) {
+        counts[t] = (dm_i64)got;
+    }
+    __syncwarp();
+    return got;
+}
+
+// The work a level-2 set stands for, estimated as the sum over its candidates w of 1 + deg(w)
+// (the rows the levels below w read); the same on every lane.
+__device__ dm_u64 deferral_cost(const Ctx& c, const WarpState& s, int lane) {
+    dm_u64 cost = 0;
+    for (int j = lane; j < s.cnt[2]; j += 32) {
+        cost += 1 + (dm_u64)c.deg[s.set[2][j]];
+    }
+    return __shfl_sync(DM_FULL_MASK, dm_warp_sum(cost), 0);
+}
+
 // Lane 0 sets the seed; returns false when the seed's own bound rejects it.
 __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) {
     const int lt1 = c.lt[p * DM_MAX_K + 1];
@@ -666,31 +763,42 @@ __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) 
 
 }  // namespace
 
+// The parameters of both kernels (the host passes them in this order: cuda_engine._MatchRun).
+#define DM_MATCH_PARAMS                                                                                   \
+    const dm_i64 *offsets, const int *degree, const int *pool,                                          \
+    const int *order, const int *conn, const int *lt, const int *gt, const int *dep, const int *base,   \
+    const int *last_two, int k, int induced, int unroll,                                                \
+    const int *tu, const int *tv, const int *tr, const int *tp, const dm_i64 *perm,                     \
+    int phase, dm_i64 first, dm_i64 n_tasks,                                                            \
+    const int *b_slot, const dm_i64 *b_ptr, const int *b_partner, const int *b_rank,                    \
+    const dm_i64 *iso_masks, int n_iso, int check_other,                                                \
+    dm_i64 *counts, dm_u64 *total,                                                                      \
+    int *out, const dm_i64 *out_offsets, const dm_i64 *expect, dm_i64 win_lo, dm_i64 win_hi,            \
+    int *scratch, dm_i64 width,                                                                         \
+    int *arena, dm_i64 arena_size, dm_u64 *arena_used, dm_i64 defer_cost,                               \
+    dm_i64 *defer_task, dm_i64 *defer_off, int *defer_len, dm_u64 *defer_n, dm_i64 defer_cap,           \
+    const dm_i64 *chunk_of, const int *chunk_lo, const int *chunk_hi,                                   \
+    dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags
+#define DM_MATCH_ARGS                                                                                     \
+    offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, unroll,                \
+    tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
+    iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
+    scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
+    defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags
+
 // Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
 // chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
 // the level-2 set of deferred task chunk_of[i] (arena entry: defer_task, defer_off, defer_len).
 // Count mode: counts[t] (optional; added to atomically in phase 1) and *total get the matches.
-// Deferral (phase 0, counting, k >= 4, defer_min > 0): a task whose level-2 set has at least
-// defer_min candidates copies it to the arena and records itself instead of walking it; when the
-// arena or the record list is full it is walked in place.  List mode (out != nullptr): task t's
+// Deferral (phase 0, counting, k >= 4, defer_cost > 0): a task whose level-2 set costs at least
+// defer_cost (deferral_cost) copies it to the arena and records itself instead of walking it; when
+// the arena or the record list is full it is walked in place.  List mode (out != nullptr): task t's
 // rows are numbered from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count
 // differs from expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none)
 // sets bit 1.  stats (optional): DM_ST_* sums; busy (optional): nanoseconds each warp worked.
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32)
-match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
-            const int* order, const int* conn, const int* lt, const int* gt, const int* dep, const int* base,
-            const int* last_two, int k, int induced, int unroll,
-            const int* tu, const int* tv, const int* tr, const int* tp, const dm_i64* perm,
-            int phase, dm_i64 first, dm_i64 n_tasks,
-            const int* b_slot, const dm_i64* b_ptr, const int* b_partner, const int* b_rank,
-            const dm_i64* iso_masks, int n_iso, int check_other,
-            dm_i64* counts, dm_u64* total,
-            int* out, const dm_i64* out_offsets, const dm_i64* expect, dm_i64 win_lo, dm_i64 win_hi,
-            int* scratch, dm_i64 width,
-            int* arena, dm_i64 arena_size, dm_u64* arena_used, int defer_min,
-            dm_i64* defer_task, dm_i64* defer_off, int* defer_len, dm_u64* defer_n, dm_i64 defer_cap,
-            const dm_i64* chunk_of, const int* chunk_lo, const int* chunk_hi,
-            dm_u64* queue, int chunk, dm_u64* stats, dm_u64* busy, dm_u64 deadline, int* flags) {
+// FLAT3 runs every grabbed task through the flat task loop (k = 3, counting).
+template <bool FLAT3>
+__device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
     WarpState& s = shared[threadIdx.x >> 5];
@@ -737,6 +845,13 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
             break;
         }
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
+        if (FLAT3) {
+            for (dm_i64 g = lo; g < hi; g += 32) {
+                mine += dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
+            }
+            ran += hi - lo;
+            continue;
+        }
         for (dm_i64 i = lo; i < hi; ++i) {
             const dm_i64 t = phase == 1 ? defer_task[chunk_of[i]] : (perm != nullptr ? perm[i] : i);
             const int r = tr != nullptr ? tr[t] : -1;
@@ -745,7 +860,7 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
             dm_u64 found = 0;
             if (seed(c, s, tu[t], tv[t], p, lane)) {
                 if (k == 2) {
-                    const LaneMatch lm = shared_match();
+                    const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
                     found = (c.check_other && survives_other(c, s, lm, p, tv[t])) ? 0 : 1;
                     if (out != nullptr && found && lane == 0 && row0 >= win_lo && row0 < win_hi) {
                         out[(row0 - win_lo) * 2 + order[p * 2]] = tu[t];
@@ -766,7 +881,7 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
                     prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
                     const int n2 = s.cnt[2];
                     bool moved = false;
-                    if (out == nullptr && defer_min > 0 && n2 >= defer_min) {
+                    if (out == nullptr && defer_cost > 0 && deferral_cost(c, s, lane) >= (dm_u64)defer_cost) {
                         dm_u64 at = 0;
                         dm_u64 rec = 0;
                         if (lane == 0) {
@@ -827,6 +942,16 @@ match_tasks(const dm_i64* offsets, const int* degree, const int* pool,
     if (busy != nullptr && lane == 0) {
         busy[warp] = dm_globaltimer() - started;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_tasks(DM_MATCH_PARAMS) {
+    match_body<false>(DM_MATCH_ARGS);
+}
+
+// match_tasks for counting k = 3 tasks with unrolling (the flat task loop), compiled apart so that
+// the general kernel does not carry its registers.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_flat3(DM_MATCH_PARAMS) {
+    match_body<true>(DM_MATCH_ARGS);
 }
 
 // The device's global nanosecond timer, for deadlines set relative to now.

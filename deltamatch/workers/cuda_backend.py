@@ -40,7 +40,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
         raise ValueError(f"{SPLIT_ENV}: expected auto or a non-negative integer, got {split!r}")
     if chunk == 0:
         return engine.Balance(split=False, unroll=unroll == "1")
-    return engine.Balance(defer_min=chunk, chunk=chunk, unroll=unroll == "1")
+    return engine.Balance(chunk=chunk, unroll=unroll == "1")
 
 
 def cuda_available() -> bool:

@@ -231,14 +231,14 @@ def test_device_info_names_the_gpu() -> None:
 
 
 def balances():
-    """Every combination of the load-balance switches; tiny deferral thresholds so that they act."""
+    """Every combination of the load-balance switches; a tiny deferral threshold so that it acts."""
     from deltamatch.kernels.cuda_engine import Balance
 
     out = {}
     for heavy, split, unroll in itertools.product([False, True], repeat=3):
         for chunk in ([0, 3] if split else [0]):
             name = f"heavy{int(heavy)}-split{int(split)}{'-chunk3' if chunk else ''}-unroll{int(unroll)}"
-            out[name] = Balance(heavy_first=heavy, split=split, defer_min=2, chunk=chunk, unroll=unroll)
+            out[name] = Balance(heavy_first=heavy, split=split, defer_cost=2, chunk=chunk, unroll=unroll)
     return out
 
 

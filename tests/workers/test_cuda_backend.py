@@ -14,7 +14,7 @@ def test_everything_is_on_by_default() -> None:
 
 def test_split_zero_turns_deferral_off_and_a_number_fixes_the_chunk() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_SPLIT": "0"}) == Balance(split=False)
-    assert balance_from_env({"DELTAMATCH_GPU_SPLIT": "256"}) == Balance(defer_min=256, chunk=256)
+    assert balance_from_env({"DELTAMATCH_GPU_SPLIT": "256"}) == Balance(chunk=256)
 
 
 def test_unroll_switch() -> None:
