@@ -10,6 +10,7 @@ on first use only, so importing this module needs no GPU.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
 
 KERNEL_DIR = Path(__file__).resolve().parent
 WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
@@ -131,6 +132,7 @@ class DevicePlans:
     base: Any  # int32[plans * 8]: PlanTable.base
     last_two: Any  # int32[plans]: PlanTable.last_two
     iso_masks: Any  # int64[labellings]
+    counted_from_level_two: bool  # k = 3, or k = 4 with every plan LAST_PAIRS (match_flat applies)
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,7 +164,8 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(conn.ravel()), cp.asarray(lt.ravel()), cp.asarray(gt.ravel()),
                        cp.asarray(_per_position(plans.dep).ravel()),
                        cp.asarray(_per_position(plans.base).ravel()),
-                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)))
+                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)),
+                       plans.k == 3 or (plans.k == 4 and bool((plans.last_two == LAST_PAIRS).all())))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -208,8 +211,9 @@ class Balance:
     1 + deg(w) over its candidates w) is deferred; the deferred sets are cut into chunks that all
     warps share in a second launch: `chunk` candidates each, or (0) chunks of equal estimated cost
     sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
-    unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
-    32 tasks, as one flat list of items over the lanes.
+    unroll: the last two levels of a counting task, or, when every task's count follows from its
+    level-2 set (k = 3; k = 4 with LAST_PAIRS), that level across up to 32 tasks, as one flat list of
+    items over the lanes.
     """
 
     heavy_first: bool = True
@@ -279,6 +283,10 @@ class Launch:
         return self.blocks * WARPS_PER_BLOCK
 
 
+# Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
+# deadline), the task queues of phase 0 and 1, the arena's fill and the deferred-task count.
+TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED = 0, 1, 2, 4, 5
+COUNTERS = 6
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
@@ -291,11 +299,16 @@ def scratch_ints(width: int, k: int) -> int:
 
 def resident_blocks(function: str = "match_tasks") -> int:
     """Blocks of a match.cu kernel the device holds at once (register-limited occupancy)."""
+    return _resident_blocks(cupy().cuda.Device().id, function)
+
+
+@functools.cache
+def _resident_blocks(device: int, function: str) -> int:
     cp = cupy()
     fn = kernel("match.cu", function)
     threads = WARPS_PER_BLOCK * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
-    return per_sm * cp.cuda.Device().attributes["MultiProcessorCount"]
+    return per_sm * cp.cuda.Device(device).attributes["MultiProcessorCount"]
 
 
 def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
@@ -404,14 +417,21 @@ class _MatchRun:
     width: int
     scratch: Any
     deferred: _Deferred
-    total: Any = None
-    flags: Any = None
+    counters: Any  # uint64[COUNTERS], zeroed: the run's total, flags and queues
+
+    @property
+    def total(self):
+        return self.counters[TOTAL:TOTAL + 1]
+
+    @property
+    def flags(self):
+        return self.counters[FLAGS:FLAGS + 1].view(cupy().int32)
 
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None) -> None:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
-        queue = cp.zeros(1, dtype=cp.uint64)
+        queue = self.counters[QUEUE + phase:QUEUE + phase + 1]
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
@@ -460,15 +480,15 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         return 0
     width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
-    flat = plans.k == 3 and balance.unroll and out is None
-    function = "match_flat3" if flat else "match_tasks"
+    flat = plans.counted_from_level_two and balance.unroll and out is None
+    function = "match_flat" if flat else "match_tasks"
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1)
     defer = balance.split and out is None and plans.k >= 4
+    counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
                     balance, stats, _deadline(budget_s), width,
                     cp.empty(shape.warps * per_warp, dtype=cp.int32),
-                    _deferred_buffers(balance.defer_cost if defer else 0),
-                    cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.int32))
+                    _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     run.launch(function, 0, first, last, perm, shape)
     n_deferred = min(int(run.deferred.n.get()[0]), run.deferred.cap) if defer else 0
     if n_deferred:
@@ -481,7 +501,7 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         grab = launch_shape(n_chunks, 4 * per_warp)
         run.launch("match_tasks", 1, 0, n_chunks, None, Launch(min(grab.blocks, shape.blocks), grab.chunk),
                    (entry, lo, hi))
-    got = cp.concatenate([run.total.view(cp.int64), run.flags.astype(cp.int64)]).get()
+    got = counters[: FLAGS + 1].get()
     if got[1] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
     if got[1] & 1:
@@ -489,16 +509,17 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     return int(got[0])
 
 
-def _deferred_buffers(defer_cost: int) -> _Deferred:
-    """The arena and records of deferred tasks (placeholders when deferral is off)."""
+def _deferred_buffers(defer_cost: int, counters) -> _Deferred:
+    """The arena and records of deferred tasks (placeholders when deferral is off); the arena's fill
+    and the record count are slots of the run's zeroed `counters`."""
     cp = cupy()
+    used, n = counters[ARENA_USED:ARENA_USED + 1], counters[DEFERRED:DEFERRED + 1]
     if defer_cost <= 0:
-        i64, i32, u64 = cp.zeros(1, cp.int64), cp.zeros(1, cp.int32), cp.zeros(1, cp.uint64)
-        return _Deferred(i32, u64, i64, i64, i32, u64, 0, 0)
+        i64, i32 = cp.empty(1, cp.int64), cp.empty(1, cp.int32)
+        return _Deferred(i32, used, i64, i64, i32, n, 0, 0)
     cap = ARENA_INTS // 64
-    return _Deferred(cp.empty(ARENA_INTS, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64),
-                     cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int64),
-                     cp.empty(cap, dtype=cp.int32), cp.zeros(1, dtype=cp.uint64), cap, defer_cost)
+    return _Deferred(cp.empty(ARENA_INTS, dtype=cp.int32), used, cp.empty(cap, dtype=cp.int64),
+                     cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int32), n, cap, defer_cost)
 
 
 def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance):

@@ -541,22 +541,26 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
     return found;
 }
 
+// LAST_PAIRS: the matches completing members [a, e) of level k-2's set C of n members: member i pairs
+// with the n-1-i members above it (bound >), the i below it (<), or all n-1 others.
+__device__ __forceinline__ dm_u64 pairs_count(const Ctx& c, int p, dm_u64 n, dm_u64 a, dm_u64 e) {
+    const dm_u64 m = e - a;
+    const dm_u64 below = m == 0 ? 0 : (a + e - 1) * m / 2;  // the sum of i over [a, e)
+    const int bit = 1 << (c.k - 2);
+    const int at = p * DM_MAX_K + c.k - 1;
+    if (c.gt[at] & bit) {
+        return m * (n - 1) - below;
+    }
+    return (c.lt[at] & bit) ? below : m * (n - 1);
+}
+
 // Counting: the matches completing every candidate in C[a, e) of level k-2 (the last two levels).
 __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* last_slot,
                                   const int** src_of, dm_i64* ends, Stats& st) {
     const int l = c.k - 2;
     const int mode = c.last_two[p];
     if (mode == DM_LAST_PAIRS) {
-        // Member i of C pairs with the n-1-i members above it (bound >), the i below it (<), or all others.
-        const dm_u64 n = (dm_u64)s.cnt[l];
-        const dm_u64 m = (dm_u64)(e - a);
-        const dm_u64 below = ((dm_u64)a + (dm_u64)e - 1) * m / 2;  // the sum of i over [a, e)
-        const int bit = 1 << l;
-        const int at = p * DM_MAX_K + c.k - 1;
-        if (c.gt[at] & bit) {
-            return m * (n - 1) - below;
-        }
-        return (c.lt[at] & bit) ? below : m * (n - 1);
+        return pairs_count(c, p, (dm_u64)s.cnt[l], a, e);
     }
     if (mode == DM_LAST_COLLAPSE) {
         return collapse_count(c, s, p, r, lane, a, e, last_slot, st);
@@ -654,9 +658,10 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
     return total;
 }
 
-// Counting with k = 3 and unrolling: tasks [lo, hi) (at most 32, lane i holds task lo + i) as one flat
-// list of (task, candidate) items spread over the lanes, so that short candidate sets (most seed
-// pairs of a sparse graph) no longer leave most lanes idle.  Writes each task's count; returns the sum.
+// Counting with unrolling, tasks whose count follows from their level-2 set alone (k = 3, or k = 4 with
+// LAST_PAIRS): tasks [lo, hi) (at most 32, lane i holds task lo + i) as one flat list of (task,
+// candidate) items spread over the lanes, so that short candidate sets (most seed pairs of a sparse
+// graph) no longer leave most lanes idle.  Writes each task's count; returns the sum.
 __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm_i64 hi, const dm_i64* perm,
                              const int* tu, const int* tv, const int* tr, const int* tp, dm_i64* counts,
                              Stats& st) {
@@ -722,7 +727,8 @@ __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm
         }
     }
     __syncwarp();
-    const dm_u64 got = s.found[lane];
+    const dm_u64 n2 = s.found[lane];
+    const dm_u64 got = c.k == 3 ? n2 : pairs_count(c, p, n2, 0, n2);
     if (mine && counts != nullptr) {
         counts[t] = (dm_i64)got;
     }
@@ -796,8 +802,8 @@ __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) 
 // rows are numbered from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count
 // differs from expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none)
 // sets bit 1.  stats (optional): DM_ST_* sums; busy (optional): nanoseconds each warp worked.
-// FLAT3 runs every grabbed task through the flat task loop (k = 3, counting).
-template <bool FLAT3>
+// FLAT runs every grabbed task through the flat task loop (flat_tasks).
+template <bool FLAT>
 __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
@@ -845,7 +851,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             break;
         }
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
-        if (FLAT3) {
+        if (FLAT) {
             for (dm_i64 g = lo; g < hi; g += 32) {
                 mine += dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
             }
@@ -866,8 +872,11 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                         out[(row0 - win_lo) * 2 + order[p * 2]] = tu[t];
                         out[(row0 - win_lo) * 2 + order[p * 2 + 1]] = tv[t];
                     }
-                } else if (k == 3) {
-                    found = build_level(c, s, p, 2, r, lane, nullptr, out, row0, win_lo, win_hi, st);
+                } else if (k == 3 || (out == nullptr && k == 4 && c.last_two[p] == DM_LAST_PAIRS)) {
+                    // Level 2 is the last, or (LAST_PAIRS) the count follows from its size alone:
+                    // nothing to store, walk or defer.
+                    const dm_u64 n2 = build_level(c, s, p, 2, r, lane, nullptr, out, row0, win_lo, win_hi, st);
+                    found = k == 3 ? n2 : pairs_count(c, p, n2, 0, n2);
                 } else if (phase == 1) {
                     __syncwarp();
                     if (lane == 0) {
@@ -948,9 +957,9 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_task
     match_body<false>(DM_MATCH_ARGS);
 }
 
-// match_tasks for counting k = 3 tasks with unrolling (the flat task loop), compiled apart so that
-// the general kernel does not carry its registers.
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_flat3(DM_MATCH_PARAMS) {
+// match_tasks for counting with unrolling when every task's count follows from its level-2 set
+// (flat_tasks), compiled apart so that the general kernel does not carry its registers.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_flat(DM_MATCH_PARAMS) {
     match_body<true>(DM_MATCH_ARGS);
 }
 
