@@ -112,6 +112,7 @@ def main() -> int:
     ap.add_argument("--patterns", default="triangle,4-clique,diamond,4-cycle,house")
     ap.add_argument("--ablation", default="none,heavy,split", help="balance settings besides 'all'")
     ap.add_argument("--ablation-graphs", default="rmat:20", help="graphs the ablation runs on")
+    ap.add_argument("--ablation-patterns", default="triangle,4-clique,diamond", help="patterns it runs on")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--budget", type=float, default=20.0, help="time limit of one count (s)")
     ap.add_argument("--skip", default="rmat:20/house", help="graph/pattern pairs not to run")
@@ -144,7 +145,7 @@ def main() -> int:
                 tasks = engine.static_tasks(ordered, n, dplans)
                 variants = ["all"] + (
                     [v for v in args.ablation.split(",") if v]
-                    if spec in args.ablation_graphs.split(",")
+                    if spec in args.ablation_graphs.split(",") and name in args.ablation_patterns.split(",")
                     else []
                 )
                 reference = None

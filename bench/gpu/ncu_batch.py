@@ -1,0 +1,61 @@
+"""One batch count on the GPU, to run under Nsight Compute (issue 19's utilization figures).
+
+Loads the first 90% of RMAT scale `--scale` into the device graph, inserts the next `--size` edges
+and counts the addition side once per `--balance` setting, so that `ncu --kernel-name regex:match_`
+profiles exactly those launches (the kernel's own lane-utilization counter is printed beside them):
+
+    ncu --clock-control none --kernel-name regex:match_ --metrics ... python bench/gpu/ncu_batch.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_gpu import BALANCES, balance_note, host_batch_view, log, rmat_gpu, tick  # noqa: E402
+
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--size", type=int, default=1000)
+    ap.add_argument("--patterns", default="4-clique,4-cycle")
+    ap.add_argument("--balances", default="all,none")
+    args = ap.parse_args()
+    engine.warm_up()
+    edges = rmat_gpu(args.scale)
+    n = 1 << args.scale
+    cut = int(0.9 * edges.shape[0])
+    g = GpuGraph()
+    g.build(edges[:cut], n)
+    ins = edges[cut : cut + args.size]
+    g.apply(np.zeros((0, 2), np.int32), ins)
+    view = engine.device_batch(host_batch_view(ins, n))
+    for name in args.patterns.split(","):
+        plans = compile_plans(parse_pattern(name), shared_plans(parse_pattern(name)))
+        tasks = batch_tasks(plans, ins, 0, NEW)
+        for balance in args.balances.split(","):
+            stats = engine.KernelStats()
+            t = tick()
+            counts = engine.count_tasks(g.view(), plans, tasks, view, balance=BALANCES[balance], stats=stats)
+            log(
+                f"{name} {balance}: {int(counts.sum())} matches, {(tick() - t) * 1e3:.2f} ms, "
+                f"kernels {stats.kernel_s * 1e3:.2f} ms, {balance_note(stats)}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
