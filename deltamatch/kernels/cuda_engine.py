@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
 
 KERNEL_DIR = Path(__file__).resolve().parent
 WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
@@ -132,7 +132,6 @@ class DevicePlans:
     base: Any  # int32[plans * 8]: PlanTable.base
     last_two: Any  # int32[plans]: PlanTable.last_two
     iso_masks: Any  # int64[labellings]
-    counted_from_level_two: bool  # k = 3, or k = 4 with every plan LAST_PAIRS (match_flat applies)
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -164,8 +163,7 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(conn.ravel()), cp.asarray(lt.ravel()), cp.asarray(gt.ravel()),
                        cp.asarray(_per_position(plans.dep).ravel()),
                        cp.asarray(_per_position(plans.base).ravel()),
-                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)),
-                       plans.k == 3 or (plans.k == 4 and bool((plans.last_two == LAST_PAIRS).all())))
+                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -211,9 +209,8 @@ class Balance:
     1 + deg(w) over its candidates w) is deferred; the deferred sets are cut into chunks that all
     warps share in a second launch: `chunk` candidates each, or (0) chunks of equal estimated cost
     sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
-    unroll: the last two levels of a counting task, or, when every task's count follows from its
-    level-2 set (k = 3; k = 4 with LAST_PAIRS), that level across up to 32 tasks, as one flat list of
-    items over the lanes.
+    unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
+    32 tasks, as one flat list of items over the lanes.
     """
 
     heavy_first: bool = True
@@ -480,7 +477,7 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         return 0
     width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
-    flat = plans.counted_from_level_two and balance.unroll and out is None
+    flat = plans.k == 3 and balance.unroll and out is None
     function = "match_flat" if flat else "match_tasks"
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1)
     defer = balance.split and out is None and plans.k >= 4

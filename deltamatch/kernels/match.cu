@@ -308,9 +308,9 @@ __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch
         out.src = c.pool + offset_at(s, lm, anchor);
         n = degree_at(s, lm, anchor);
     }
-    out.lo = dm_lower_bound(out.src, n, lower + 1);
+    out.lo = lower < 0 ? 0 : dm_lower_bound(out.src, n, lower + 1);
     out.hi = upper >= DM_NO_UPPER ? n : out.lo + dm_lower_bound(out.src + out.lo, n - out.lo, upper);
-    st.probes += 2;
+    st.probes += (lower >= 0) + (upper < DM_NO_UPPER);
     return out;
 }
 
@@ -658,10 +658,10 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
     return total;
 }
 
-// Counting with unrolling, tasks whose count follows from their level-2 set alone (k = 3, or k = 4 with
-// LAST_PAIRS): tasks [lo, hi) (at most 32, lane i holds task lo + i) as one flat list of (task,
-// candidate) items spread over the lanes, so that short candidate sets (most seed pairs of a sparse
-// graph) no longer leave most lanes idle.  Writes each task's count; returns the sum.
+// Counting with k = 3 and unrolling: tasks [lo, hi) (at most 32, lane i holds task lo + i) as one flat
+// list of (task, candidate) items spread over the lanes, so that short candidate sets (most seed
+// pairs of a sparse graph, bounded by the symmetry order) no longer leave most lanes idle.  Writes
+// each task's count; returns the sum.
 __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm_i64 hi, const dm_i64* perm,
                              const int* tu, const int* tv, const int* tr, const int* tp, dm_i64* counts,
                              Stats& st) {
@@ -727,8 +727,7 @@ __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm
         }
     }
     __syncwarp();
-    const dm_u64 n2 = s.found[lane];
-    const dm_u64 got = c.k == 3 ? n2 : pairs_count(c, p, n2, 0, n2);
+    const dm_u64 got = s.found[lane];
     if (mine && counts != nullptr) {
         counts[t] = (dm_i64)got;
     }
@@ -957,8 +956,8 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_task
     match_body<false>(DM_MATCH_ARGS);
 }
 
-// match_tasks for counting with unrolling when every task's count follows from its level-2 set
-// (flat_tasks), compiled apart so that the general kernel does not carry its registers.
+// match_tasks for counting k = 3 tasks with unrolling (flat_tasks), compiled apart so that the
+// general kernel does not carry its registers.
 extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_flat(DM_MATCH_PARAMS) {
     match_body<true>(DM_MATCH_ARGS);
 }
