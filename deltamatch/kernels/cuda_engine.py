@@ -495,9 +495,11 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
             entry, lo, hi, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree, shape.warps)
         if stats is not None:
             stats.chunks += n_chunks
+        # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
         grab = launch_shape(n_chunks, 4 * per_warp)
-        run.launch("match_tasks", 1, 0, n_chunks, None, Launch(min(grab.blocks, shape.blocks), grab.chunk),
-                   (entry, lo, hi))
+        if grab.warps > shape.warps:
+            run.scratch = cp.empty(grab.warps * per_warp, dtype=cp.int32)
+        run.launch("match_tasks", 1, 0, n_chunks, None, grab, (entry, lo, hi))
     got = counters[: FLAGS + 1].get()
     if got[1] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
