@@ -156,8 +156,11 @@ def _parse_npy(data: bytes, name: str) -> np.ndarray:
 
 
 def _parse_mtx(data: bytes, name: str) -> np.ndarray:
-    import scipy.io
-    import scipy.sparse
+    try:
+        import scipy.io
+        import scipy.sparse
+    except ImportError as exc:
+        raise EdgeFileError(f"{name}: reading Matrix Market files needs scipy (pip install scipy)") from exc
 
     try:
         matrix = scipy.io.mmread(io.BytesIO(data))
