@@ -33,8 +33,8 @@ def test_base_image_is_a_cuda_12_runtime():
     assert re.fullmatch(r"nvidia/cuda:12\.[0-9.]+-runtime-ubuntu[0-9.]+", base)
 
 
-def test_installs_the_project_with_its_gpu_extra():
-    assert dockerfile_assignments("ARG")["DELTAMATCH_EXTRAS"] == "gpu"
+def test_installs_the_project_with_its_service_and_gpu_extras():
+    assert dockerfile_assignments("ARG")["DELTAMATCH_EXTRAS"] == "service,gpu"
     assert any('pip install ".[${DELTAMATCH_EXTRAS}]"' in r for r in _instructions("RUN"))
     gpu = [r for r in requires("deltamatch") if r.startswith("cupy-cuda12x") and 'extra == "gpu"' in r]
     assert gpu, "the gpu extra must pull cupy-cuda12x"
