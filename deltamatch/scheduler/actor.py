@@ -22,6 +22,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
+from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
 from deltamatch.workers.replica import PatternPlans
@@ -127,12 +128,6 @@ class RayWorkerPool(WorkerPool):
         self.boot = [None] * len(self.replicas)
 
 
-def _pairs(edges) -> np.ndarray:
-    if edges is None:
-        return np.zeros((0, 2), dtype=np.int64)
-    return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-
-
 def _pattern_spec(reg) -> dict:
     p = reg.pattern
     return {"edges": [list(e) for e in p.edges], "induced": p.induced, "name": p.name}
@@ -191,6 +186,7 @@ class Scheduler:
             self.batch_ids = state.batch_ids
             self.pool.rebuild_all()
             self.core.version = state.version
+            self.core.names = VertexNames(state.vertex_kind, state.names)
             for pid in sorted(state.patterns):
                 spec = state.patterns[pid]
                 self.core.register(parse_pattern(spec["edges"], spec["induced"], spec.get("name")), pid)
@@ -269,7 +265,6 @@ class Scheduler:
         with self.lock:
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
-            insert, delete = _pairs(insert), _pairs(delete)
             self.in_flight_version = self.core.version + 1
             try:
                 outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
@@ -282,8 +277,12 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
-            header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer}
-            record = Record(header, insert, delete)
+            encoded = outcome.encoded
+            header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer,
+                      "vertex_kind": encoded.kind}
+            if encoded.new_names:
+                header["names"] = encoded.new_names
+            record = Record(header, *encoded.pairs)
             self._append(record)
             if batch_id is not None:
                 self.log.remember(self.batch_ids, batch_id, answer)
@@ -316,6 +315,8 @@ class Scheduler:
             patterns={pid: _pattern_spec(reg) for pid, reg in self.core.patterns.items()},
             totals={pid: reg.total for pid, reg in self.core.patterns.items()},
             batch_ids=dict(self.batch_ids),
+            names=self.core.names.names,
+            vertex_kind=self.core.names.kind,
         )
         self.log.write_snapshot(snap)
         self._snapshot = snap

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
+from deltamatch.workers.graph import MAX_VERTEX_ID, GraphInputError
 
-MAX_VERTEX_ID = 2**31 - 1
 MAX_NAME_LENGTH = 256
 INT, STR = "int", "str"
 
 
-class VertexIdError(ValueError):
+class VertexIdError(GraphInputError):
     """Vertex ids that cannot be used; the message names the offending item."""
 
 
@@ -53,7 +53,7 @@ def _pairs_array(items, what: str) -> np.ndarray:
             raise VertexIdError(f"{what}: must be a list of [u, v] pairs") from exc
         if arr.size and arr.ndim == 1:  # ragged: numpy kept the items as objects
             arr = arr.reshape(-1, 1)
-    if arr.size == 0:
+    if arr.shape[0] == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         for i, item in enumerate(items):

@@ -124,9 +124,15 @@ class DeltamatchClient:
         return self._json("POST", "/v1/updates", body)
 
     def load_edges(self, pairs, batch_id: str | None = None) -> dict:
-        """Bulk-load pairs as one version (sent as .npy bytes)."""
+        """Bulk-load pairs as one version (integer ids as .npy bytes, names as JSON)."""
+        arr = np.asarray(pairs).reshape(-1, 2)
+        if arr.dtype.kind not in "iu":
+            body: dict = {"edges": arr.tolist()}
+            if batch_id is not None:
+                body["batch_id"] = batch_id
+            return self._json("POST", "/v1/graph/load", body)
         buf = io.BytesIO()
-        np.save(buf, np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+        np.save(buf, arr.astype(np.int64))
         params = {"batch_id": batch_id} if batch_id else {}
         r = self.http.post("/v1/graph/load", content=buf.getvalue(), params=params,
                            headers={"Content-Type": "application/octet-stream"})

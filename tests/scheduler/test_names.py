@@ -27,6 +27,7 @@ def test_strings_parse_to_str():
     ([[1, None]], r"insert\[0\]: .*got None"),
     ([[1, 2], [3]], r"insert\[1\]: every edge must be a pair"),
     ([[1, 2, 3]], r"insert\[0\]: every edge must be a pair"),
+    ([[]], r"insert\[0\]: every edge must be a pair"),
     ([[-1, 2]], r"insert\[0\]: integer vertex ids must be in 0\.\."),
     ([[2**40, 2]], r"insert\[0\]: integer vertex ids must be in 0\.\."),
     ([[2**70, 2]], r"insert\[0\]: integer vertex ids must be in 0\.\."),
