@@ -3,8 +3,9 @@
 No service and no Ray: a `Matcher` drives the same scheduler and engine the service
 runs, on one local replica (CPU, or the GPU when `backend` picks it).  A `graph` may be
 an (n, 2) array or a list of pairs, a `networkx` graph, a pandas DataFrame (columns
-`source` and `target`), or the path of an edge file (SNAP text, CSV/TSV, Matrix Market,
-`.npy`; gzip allowed).  Vertex ids are integers or strings (one kind per graph); listed
+`source` and `target`, or those named by `source=`/`target=`), or the path of an edge
+file (SNAP text, CSV/TSV, Matrix Market, `.npy`; gzip allowed; `source=`/`target=` pick
+its id columns by header name or position).  Vertex ids are integers or strings (one kind per graph); listed
 matches come back in the caller's ids (SPEC §1).  A pattern is a built-in name
 ("triangle", "4-cycle", …), an edge string such as "0-1,1-2,2-0", or a list of pairs
 over 0..k-1.
@@ -52,14 +53,19 @@ class Delta:
     removed_matches: list[tuple]
 
 
-def edge_pairs(graph, *, source: str = "source", target: str = "target") -> np.ndarray:
+Column = str | int | None
+
+
+def edge_pairs(graph, *, source: Column = None, target: Column = None) -> np.ndarray:
     """The (n, 2) array of vertex ids (int64 or str) of any accepted `graph` (module
     docstring).  Self-loops of a networkx graph, a DataFrame or a file are dropped; in a
     plain edge list they are an error."""
     if isinstance(graph, (str, Path)):
-        return parse_vertex_pairs(read_edges(graph), str(graph))
+        columns = (0 if source is None else source, 1 if target is None else target)
+        return parse_vertex_pairs(read_edges(graph, columns), str(graph))
     if hasattr(graph, "columns") and hasattr(graph, "to_numpy"):  # a pandas DataFrame
-        pairs = graph[[source, target]].to_numpy()
+        columns = ["source" if source is None else source, "target" if target is None else target]
+        pairs = graph[columns].to_numpy()
         return parse_vertex_pairs(pairs[pairs[:, 0] != pairs[:, 1]], "graph")
     if hasattr(graph, "edges") and hasattr(graph, "nodes"):  # a networkx graph
         return parse_vertex_pairs([(u, v) for u, v in graph.edges() if u != v], "graph")
@@ -92,7 +98,7 @@ class Matcher:
         """The engine this matcher runs on: "cpu" or "cuda"."""
         return self.core.pool.replicas[0].backend.name
 
-    def load(self, graph, *, source: str = "source", target: str = "target") -> int:
+    def load(self, graph, *, source: Column = None, target: Column = None) -> int:
         """Add every edge of `graph` as one batch, without listing; returns the version."""
         return self.core.load(edge_pairs(graph, source=source, target=target)).version
 
@@ -122,7 +128,7 @@ class Matcher:
 
 
 def count(graph, pattern, *, induced: bool = False, backend: str = "auto",
-          source: str = "source", target: str = "target") -> int:
+          source: Column = None, target: Column = None) -> int:
     """The number of matches of `pattern` in `graph` (SPEC §1 semantics)."""
     matcher = Matcher(backend)
     matcher.load(graph, source=source, target=target)
@@ -130,7 +136,7 @@ def count(graph, pattern, *, induced: bool = False, backend: str = "auto",
 
 
 def matches(graph, pattern, *, induced: bool = False, limit: int | None = None, backend: str = "auto",
-            source: str = "source", target: str = "target") -> list[tuple]:
+            source: Column = None, target: Column = None) -> list[tuple]:
     """The matches of `pattern` in `graph`, as sorted tuples of the caller's vertex ids
     (listed form: the smallest of a match's equivalent tuples); the first `limit`."""
     matcher = Matcher(backend)
