@@ -24,6 +24,7 @@ from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Sna
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.warmup import exercise
 from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
 from deltamatch.workers.replica import PatternPlans
 
@@ -128,6 +129,15 @@ class RayWorkerPool(WorkerPool):
         self.boot = [None] * len(self.replicas)
 
 
+class ScratchPool(WorkerPool):
+    """The workers' throw-away replicas (`Worker.scratch`): the warm-up session runs there,
+    on the real worker processes, leaving their graphs untouched."""
+
+    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
+        return ray.get([h.scratch.remote(method, *a)
+                        for h, a in zip(self.replicas, args_per_worker, strict=True)])
+
+
 def _pattern_spec(reg) -> dict:
     p = reg.pattern
     return {"edges": [list(e) for e in p.edges], "induced": p.induced, "name": p.name}
@@ -177,7 +187,8 @@ class Scheduler:
 
     # start --------------------------------------------------------------------
     def start(self) -> dict:
-        """Replay snapshot + log, rebuild every worker, re-register patterns; then ready."""
+        """Replay snapshot + log, rebuild every worker, re-register patterns, warm every
+        engine path (`warmup.exercise`); then ready."""
         with self.lock:
             t0 = time.perf_counter()
             state = self.log.recover()
@@ -192,6 +203,9 @@ class Scheduler:
                 self.core.register(parse_pattern(spec["edges"], spec["induced"], spec.get("name")), pid)
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
+            warm = time.perf_counter()
+            exercise(SchedulerCore(ScratchPool(self.handles), policy=self.core.policy))
+            ray.get([h.drop_scratch.remote() for h in self.handles])
             self.devices = ray.get([h.info.remote() for h in self.handles])
             self._devices_at = list(self.pool.rebuilds)
             self.recovered = {
@@ -200,6 +214,7 @@ class Scheduler:
                 "records_replayed": len(state.records),
                 "snapshot_version": state.snapshot.version,
                 "seconds": round(time.perf_counter() - t0, 3),
+                "warm_up_seconds": round(time.perf_counter() - warm, 3),
                 "total_mismatches": {str(k): v for k, v in mismatch.items()},
             }
             self._ready = True

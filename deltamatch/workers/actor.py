@@ -33,6 +33,7 @@ class Worker:
         self.boot_id = uuid.uuid4().hex
         self.incarnation = 0
         self._last: BatchResult | None = None
+        self._scratch: GraphReplica | None = None
 
     def ping(self) -> str:
         """The current boot id (changes whenever the actor restarts)."""
@@ -55,6 +56,16 @@ class Worker:
         if method in ("snapshot", "info"):
             return getattr(self, method)()
         return getattr(self.replica, method)(*args)
+
+    def scratch(self, method: str, *args):
+        """Run `GraphReplica.method(*args)` on a throw-away replica of this worker's backend,
+        so the engine is compiled and loaded in this process before real batches arrive."""
+        if self._scratch is None:
+            self._scratch = GraphReplica(self.backend_kind)
+        return getattr(self._scratch, method)(*args)
+
+    def drop_scratch(self) -> None:
+        self._scratch = None
 
     def rebuild(self, external: np.ndarray, edges: np.ndarray, version: int,
                 batches: Iterable[tuple[int, np.ndarray, np.ndarray]],
