@@ -276,13 +276,21 @@ class Scheduler:
         """Bulk-load edges as one version, counts exact, no listings."""
         return self._run("load", edges, None, batch_id)
 
+    def clear(self) -> tuple[dict, dict]:
+        """Remove every edge as the next version (`SchedulerCore.clear`); made durable by a
+        snapshot of the empty graph before the answer."""
+        return self._run("clear", None, None, None)
+
     def _run(self, kind: str, insert, delete, batch_id: str | None) -> tuple[dict, dict]:
         with self.lock:
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
             self.in_flight_version = self.core.version + 1
             try:
-                outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
+                if kind == "batch":
+                    outcome = self.core.apply(insert, delete)
+                else:
+                    outcome = self.core.load(insert) if kind == "load" else self.core.clear()
             except Exception as exc:
                 if not isinstance(exc, ValueError):
                     # some replicas may hold the half-done batch: rebuild them all from the log
@@ -292,13 +300,10 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
-            encoded = outcome.encoded
-            header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer,
-                      "vertex_kind": encoded.kind}
-            if encoded.new_names:
-                header["names"] = encoded.new_names
-            record = Record(header, *encoded.pairs)
-            self._append(record)
+            if kind == "clear":
+                self.snapshot()
+            else:
+                self._log_batch(kind, outcome, answer, batch_id)
             if batch_id is not None:
                 self.log.remember(self.batch_ids, batch_id, answer)
             events = {
@@ -306,10 +311,19 @@ class Scheduler:
                       "added": d.added, "removed": d.removed, "truncated": bool(d.truncated)}
                 for pid, d in outcome.deltas.items()
             }
-            self._maybe_snapshot()
+            if kind != "clear":
+                self._maybe_snapshot()
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
                             "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
                             "patterns": events}
+
+    def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
+        encoded = outcome.encoded
+        header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer,
+                  "vertex_kind": encoded.kind}
+        if encoded.new_names:
+            header["names"] = encoded.new_names
+        self._append(Record(header, *encoded.pairs))
 
     def _append(self, record: Record) -> None:
         self.log.append(record)

@@ -290,6 +290,26 @@ class SchedulerCore:
                 self.calibrator.observe(pid, x, n, t)
         return out
 
+    def clear(self) -> BatchOutcome:
+        """Remove every edge as the next version: every total drops to 0 (each pattern's
+        delta counts its removed matches; they are not listed) and the graph may take the
+        other kind of vertex name afterwards."""
+        start = self.clock()
+        edges = self.pool.broadcast("stats")[0]["edges"]
+        version = self.version + 1
+        self.pool.broadcast("clear", version)
+        self.version = version
+        self.names.reset()
+        outcome = BatchOutcome(version, 0, edges, 0)
+        for pid, reg in self.patterns.items():
+            empty = np.zeros((0, reg.pattern.k), dtype=np.int64)
+            outcome.deltas[pid] = PatternDelta(0, reg.total, 0, empty, empty, reg.total > 0)
+            reg.total, reg.version = 0, version
+        outcome.elapsed_ms = (self.clock() - start) * 1e3
+        if self.on_batch:
+            self.on_batch(outcome)
+        return outcome
+
     def load(self, insert) -> BatchOutcome:
         """Bulk-load edges as one version without listing deltas (counts stay exact).
 

@@ -390,14 +390,17 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return {"version": version, "total": total, "offset": offset, "matches": rows.tolist()}
 
     # batches --------------------------------------------------------------------------
-    async def _apply(kind: str, insert: np.ndarray, delete: np.ndarray, batch_id: str | None) -> dict:
+    async def _apply(kind: str, insert: np.ndarray | None, delete: np.ndarray | None,
+                     batch_id: str | None) -> dict:
         start = time.perf_counter()
         async with svc.lock:
             try:
                 if kind == "batch":
                     answer, info = await svc.scheduler.apply.remote(insert, delete, batch_id)
-                else:
+                elif kind == "load":
                     answer, info = await svc.scheduler.load.remote(insert, batch_id)
+                else:
+                    answer, info = await svc.scheduler.clear.remote()
             except ray.exceptions.RayTaskError as exc:  # ids of the other kind than the graph's
                 if isinstance(exc.cause, VertexIdError):
                     raise HTTPException(422, str(exc.cause)) from None
@@ -451,6 +454,14 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             raise HTTPException(413, f"edges: {edges.shape[0]} pairs exceed the load limit of "
                                      f"{svc.config.max_load_edges}")
         return await _apply("load", edges, None, batch_id)
+
+    @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)])
+    async def clear_graph() -> dict:
+        """Remove every edge as the next version: every pattern's total drops to 0 (its
+        stream gets a delta counting the removed matches, not listing them); patterns stay
+        registered, and the next batch may name vertices by the other kind of id."""
+        svc.need_ready()
+        return await _apply("clear", None, None, None)
 
     # streams --------------------------------------------------------------------------
     def _stream_args(pid: int, since: int | None, last_event_id: str | None) -> int | None:

@@ -154,6 +154,10 @@ class DeltamatchClient:
                        headers={"Content-Type": "application/octet-stream"})
         return self._check(r)
 
+    def clear_graph(self) -> dict:
+        """Remove every edge as one version (`DELETE /v1/graph`); patterns stay registered."""
+        return self._json("DELETE", "/v1/graph")
+
     def load_file(self, path: str) -> dict:
         """Upload an edge file (SNAP text, Matrix Market, .npy; gzip allowed) as one version."""
         with open(path, "rb") as f:

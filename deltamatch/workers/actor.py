@@ -51,7 +51,7 @@ class Worker:
                 raise StaleWorkerError(f"version {version} already applied, no cached result")
             self._last = self.replica.execute(*args)
             return self._last
-        if method == "apply_only" and args[0] <= self.replica.version:
+        if method in ("apply_only", "clear") and args[0] <= self.replica.version:
             return None
         if method in ("snapshot", "info"):
             return getattr(self, method)()
