@@ -126,3 +126,12 @@ def test_readme_container_roles_are_entrypoint_roles(readme_commands: list[str],
         assert role in entrypoint_roles, role
     for role in re.findall(r"role: `(\w+)`|, `(\w+)` \(", readme_section):
         assert {r for r in role if r} <= entrypoint_roles
+
+
+def test_readme_has_a_cpu_only_container_for_a_laptop(readme_commands: list[str]):
+    builds = [w for w in _docker_commands(readme_commands, "docker", "build") if "--build-arg" in w]
+    assert any(w[w.index("--build-arg") + 1] == "DELTAMATCH_EXTRAS=service" for w in builds)
+    assert not any('extra == "service"' in r and r.startswith("cupy") for r in requires("deltamatch"))
+    runs = [" ".join(w) for w in _docker_commands(readme_commands, "docker", "run")]
+    cpu = [r for r in runs if "DELTAMATCH_BACKEND=cpu" in r]
+    assert cpu and all("--gpus" not in r and r.endswith("deltamatch:latest head") for r in cpu)
