@@ -2,8 +2,9 @@
 
 Shell blocks (```sh) run under `bash -e` in the repository root, with the service's port
 for 8000 (also as $DELTAMATCH_URL) and this interpreter's bin directory for `.venv/bin/`;
-a `# => a…b` line under a command lists fragments its block must print, in order.  Python blocks (```pycon) run as doctests.
-A block preceded by `<!-- not run: why -->` is skipped; any other block is an error.
+a `# => a…b` line under a command lists fragments its block must print, in order.  Python
+blocks (```pycon) run as doctests.  A block preceded by `<!-- not run: why -->` is skipped;
+any other block is an error.
 """
 
 from __future__ import annotations
