@@ -24,10 +24,12 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, 
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, Field
 
+from deltamatch import __version__
 from deltamatch.io.readers import EdgeFileError, parse_edges, read_edge_file
 from deltamatch.scheduler.actor import make_scheduler_actor
 from deltamatch.scheduler.batch_log import lock_directory
@@ -263,8 +265,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             task.cancel()
             await svc.stop()
 
-    app = FastAPI(title="deltamatch", version="0.1.0", lifespan=lifespan,
-                  description="Incremental subgraph matching as a service (SPEC §2).")
+    # /docs and /redoc load Swagger UI and ReDoc from the installed package, not a CDN
+    app = FastAPIOffline(title="deltamatch", version=__version__, lifespan=lifespan,
+                         description="Incremental subgraph matching as a service (SPEC §2).")
     app.state.service = svc
     m = svc.metrics
 
