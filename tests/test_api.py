@@ -152,3 +152,10 @@ def test_library_imports_no_service_stack():
             "'uvicorn', 'httpx'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_csv_file_of_names_with_named_columns(tmp_path):
+    path = tmp_path / "mail.csv"
+    path.write_text('when,sender,recipient\n1,"Lee, Ann",bo@x.org\n2,bo@x.org,cy\n3,cy,"Lee, Ann"\n')
+    rows = deltamatch.matches(path, "triangle", source="sender", target="recipient", backend="cpu")
+    assert rows == [("Lee, Ann", "bo@x.org", "cy")]
