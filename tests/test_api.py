@@ -16,6 +16,7 @@ import deltamatch
 from deltamatch import api
 from deltamatch.scheduler.names import VertexIdError
 from deltamatch.scheduler.patterns import PatternError, parse_pattern
+from deltamatch.workers.cuda_backend import cuda_available
 
 
 def nx_matches(graph: nx.Graph, name: str, induced: bool) -> set[frozenset]:
@@ -159,3 +160,21 @@ def test_csv_file_of_names_with_named_columns(tmp_path):
     path.write_text('when,sender,recipient\n1,"Lee, Ann",bo@x.org\n2,bo@x.org,cy\n3,cy,"Lee, Ann"\n')
     rows = deltamatch.matches(path, "triangle", source="sender", target="recipient", backend="cpu")
     assert rows == [("Lee, Ann", "bo@x.org", "cy")]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_cuda_backend_agrees_with_the_cpu(labels):
+    g = random_graph(8, labels)
+    for name, induced in (("triangle", False), ("4-cycle", True), ("house", False)):
+        assert deltamatch.matches(g, name, induced=induced, backend="cuda") == \
+            deltamatch.matches(g, name, induced=induced, backend="cpu")
+    gpu, cpu = deltamatch.Matcher(backend="cuda"), deltamatch.Matcher(backend="cpu")
+    assert gpu.backend == "cuda"
+    for m in (gpu, cpu):
+        m.load(g)
+        m.register("diamond")
+    nodes = sorted(g)
+    batch = {"insert": [(nodes[i], nodes[-1 - i]) for i in range(5)], "delete": list(g.edges)[:5]}
+    assert gpu.apply(**batch) == cpu.apply(**batch)
