@@ -10,6 +10,7 @@ mapped back and put in listed form under the order of the names themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ def _is_str(t: type) -> bool:
     return issubclass(t, str)
 
 
-def _first_bad(arr: np.ndarray, what: str, ok) -> VertexIdError:
+def _first_bad(arr: np.ndarray, what: str, ok: Callable[[type], bool]) -> VertexIdError:
     for i, row in enumerate(arr):
         for x in row:
             if not ok(type(x)):
