@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
-from pathlib import Path
+from collections.abc import Iterator
 
 import numba
+import numba.core.event
 import numpy as np
 
 from deltamatch.bench.rmat import rmat_edges
 from deltamatch.io.readers import EdgeFileError, read_edges
-from deltamatch.kernels import cpu_engine
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexIdError
 from deltamatch.scheduler.patterns import PatternError, parse_pattern
@@ -106,32 +107,46 @@ def make_core(workers: int, threads: int | None, backend: str = "cpu", **kwargs)
         replicas = [GraphReplica(backend) for _ in range(workers)]
     except Exception as exc:  # CuPy missing, no device, driver errors: one line, not a traceback
         raise SourceError(f"--backend {backend}: {type(exc).__name__}: {exc}") from exc
-    if any(r.backend.name == "cpu" for r in replicas) and not cpu_kernels_cached():
-        print("compiling kernels (first run only) ...", file=sys.stderr, flush=True)
     return SchedulerCore(WorkerPool(replicas), **kwargs)
 
 
-def cpu_kernels_cached() -> bool:
-    """Whether numba's on-disk cache holds the CPU engine's entry points (else their first
-    call compiles them, some 20 s)."""
-    cache = Path(cpu_engine._run_serial.stats.cache_path)
-    return all(any(cache.glob(f"cpu_engine.{name}-*.nbi")) for name in ("_run_serial", "_run_parallel"))
+class _CompileNotice(numba.core.event.Listener):
+    """Says once, on stderr, that numba compiles: it does so only on a disk-cache miss."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, event) -> None:
+        if not self.said:
+            print("compiling kernels (first run only) ...", file=sys.stderr, flush=True)
+            self.said = True
+
+    def on_end(self, event) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def compile_notice() -> Iterator[None]:
+    """Within the block, the first numba compilation (some 20 s for the CPU engine) is announced."""
+    with numba.core.event.install_listener("numba:compile", _CompileNotice()):
+        yield
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        pattern = parse_pattern(args.pattern, induced=args.induced)
-        t0 = time.perf_counter()
-        edges = load_source(args.file, args.columns)
-        core = make_core(args.workers, args.threads, args.backend, hoist=not args.no_hoist)
-        t1 = time.perf_counter()
-        core.load(edges)
-    except (PatternError, EdgeFileError, SourceError, VertexIdError) as exc:
-        print(f"deltamatch count: {exc}", file=sys.stderr)
-        return 2
-    t2 = time.perf_counter()
-    reg = core.register(pattern)
-    t3 = time.perf_counter()
+    with compile_notice():
+        try:
+            pattern = parse_pattern(args.pattern, induced=args.induced)
+            t0 = time.perf_counter()
+            edges = load_source(args.file, args.columns)
+            core = make_core(args.workers, args.threads, args.backend, hoist=not args.no_hoist)
+            t1 = time.perf_counter()
+            core.load(edges)
+        except (PatternError, EdgeFileError, SourceError, VertexIdError) as exc:
+            print(f"deltamatch count: {exc}", file=sys.stderr)
+            return 2
+        t2 = time.perf_counter()
+        reg = core.register(pattern)
+        t3 = time.perf_counter()
     stats = core.pool.replicas[0].stats()
     out = {
         "file": args.file,

@@ -18,7 +18,14 @@ from collections.abc import Iterator
 import numba
 import numpy as np
 
-from deltamatch.commands.count import SourceError, add_engine_arguments, check_threads, load_source, make_core
+from deltamatch.commands.count import (
+    SourceError,
+    add_engine_arguments,
+    check_threads,
+    compile_notice,
+    load_source,
+    make_core,
+)
 from deltamatch.io.readers import EdgeFileError
 from deltamatch.scheduler.names import VertexIdError
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
@@ -219,7 +226,8 @@ def run(args: argparse.Namespace) -> int:
 
         errors += (DeltamatchError,)
     try:
-        return _replay(args, target, pattern, edges)
+        with compile_notice():
+            return _replay(args, target, pattern, edges)
     except errors as exc:
         print(f"deltamatch replay: {exc}", file=sys.stderr)
         return 1

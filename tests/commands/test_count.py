@@ -6,6 +6,7 @@ import argparse
 import json
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 
@@ -94,7 +95,13 @@ def test_unavailable_backend_is_one_line(capsys, monkeypatch):
     assert rc == 2 and out.strip() == expected
 
 
-def test_cold_kernel_cache_says_it_compiles(capsys, monkeypatch):
-    monkeypatch.setattr(count, "cpu_kernels_cached", lambda: False)
-    rc, out = _count(capsys, "rmat:6", "triangle", "--backend", "cpu")
-    assert rc == 0 and "compiling kernels (first run only)" in out
+def test_compiling_is_announced_once_and_only_when_it_happens(capsys):
+    with count.compile_notice():
+        assert numba.njit(lambda x: x + 1)(1) == 2
+        assert numba.njit(lambda x: x * 2)(2) == 4
+    assert capsys.readouterr().err == "compiling kernels (first run only) ...\n"
+    compiled = numba.njit(lambda x: x - 1)
+    compiled(1)
+    with count.compile_notice():
+        assert compiled(5) == 4
+    assert capsys.readouterr().err == ""
