@@ -62,7 +62,7 @@ class UpdateRequest(BaseModel):
 
 class LoadRequest(BaseModel):
     """`{"edges": [[u, v], …]}` or `{"path": "<file under DELTAMATCH_LOAD_DIR>"}`; or send the
-    file itself (SNAP text, Matrix Market, .npy, optionally gzipped) as the raw body."""
+    file itself (SNAP text, CSV/TSV, Matrix Market, .npy, optionally gzipped) as the raw body."""
 
     edges: list[list[int | str]] | None = None
     path: str | None = None
@@ -187,8 +187,8 @@ class Service:
 # request parsing ------------------------------------------------------------------------
 
 def _edge_array(value, name: str) -> np.ndarray:
-    """A JSON edge list as an (n, 2) array of vertex names, int64 or str (SPEC §1); a 422
-    names the offending item."""
+    """A JSON edge list (or an edge file's pairs) as an (n, 2) array of vertex names, int64 or
+    str (SPEC §1), checked by `parse_vertex_pairs`; a 422 names the offending item."""
     if value is not None and not isinstance(value, (list, np.ndarray)):
         raise HTTPException(422, f"{name}: must be a list of [u, v] pairs")
     try:
