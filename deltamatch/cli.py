@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from deltamatch import __version__
+
 COMMANDS = {
     "serve": "run the service (FastAPI + Ray scheduler + workers)",
     "load": "bulk-load an edge file into a running service, with a progress bar",
@@ -17,6 +19,7 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="deltamatch", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"deltamatch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
     for name, help_text in COMMANDS.items():

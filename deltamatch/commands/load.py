@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from deltamatch.commands.count import parse_columns
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="edge file to load")
@@ -20,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=os.environ.get("DELTAMATCH_TOKEN"),
                         help="bearer token (default $DELTAMATCH_TOKEN)")
     parser.add_argument("--json", action="store_true", help="print one JSON answer per chunk")
+    parser.add_argument("--columns", type=parse_columns, default=(0, 1), metavar="A,B",
+                        help="the two id columns of a text file, by position or header name (default 0,1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,19 +31,22 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from deltamatch.io.readers import EdgeFileError, read_edge_file
-    from deltamatch.service.client import DeltamatchClient, DeltamatchError
+    from deltamatch.service.client import DeltamatchClient, DeltamatchError, ServiceUnreachableError
 
     if args.batch is not None and args.batch < 1:
         print("load: --batch must be at least 1", file=sys.stderr)
         return 2
     try:
-        edges = read_edge_file(args.file).pairs
+        edges = read_edge_file(args.file, args.columns).pairs
     except EdgeFileError as exc:
         print(f"load: {exc}", file=sys.stderr)
         return 2
     step = args.batch or max(1, edges.shape[0])
     answer = None
     with DeltamatchClient(args.url, token=args.token) as client:
+        if not client.healthy():
+            print(f"load: {ServiceUnreachableError(args.url, ConnectionError('no answer'))}", file=sys.stderr)
+            return 1
         try:
             with tqdm(total=edges.shape[0], unit="edge", unit_scale=True, disable=args.json,
                       desc=os.path.basename(args.file)) as bar:

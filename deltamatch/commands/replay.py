@@ -17,10 +17,17 @@ from collections.abc import Iterator
 
 import numba
 import numpy as np
-from tqdm import tqdm
 
-from deltamatch.commands.count import SourceError, add_engine_arguments, check_threads, load_source, make_core
+from deltamatch.commands.count import (
+    SourceError,
+    add_engine_arguments,
+    check_threads,
+    compile_notice,
+    load_source,
+    make_core,
+)
 from deltamatch.io.readers import EdgeFileError
+from deltamatch.scheduler.names import VertexIdError
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 
 LOAD_CHUNKS = 20
@@ -95,7 +102,7 @@ class _Local:
     """The stream's target: local CPU replicas under a SchedulerCore."""
 
     def __init__(self, args: argparse.Namespace):
-        self.core = make_core(args.workers, args.threads, shared=not args.per_edge_plans,
+        self.core = make_core(args.workers, args.threads, args.backend, shared=not args.per_edge_plans,
                               hoist=not args.no_hoist, list_limit=0)
         self.count_threads = check_threads(args.count_threads, "--count-threads")
         self.pid = -1
@@ -208,11 +215,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         _check(args)
         pattern = parse_pattern(args.pattern, induced=args.induced)
+        edges = load_source(args.file, args.columns)
         target = _Remote(args) if args.url else _Local(args)
-        edges = load_source(args.file)
     except (PatternError, EdgeFileError, SourceError) as exc:
         print(f"deltamatch replay: {exc}", file=sys.stderr)
         return 2
+    errors: tuple[type[Exception], ...] = (VertexIdError,)
+    if args.url:
+        from deltamatch.service.client import DeltamatchError
+
+        errors += (DeltamatchError,)
+    try:
+        with compile_notice():
+            return _replay(args, target, pattern, edges)
+    except errors as exc:
+        print(f"deltamatch replay: {exc}", file=sys.stderr)
+        return 1
+
+
+def _replay(args: argparse.Namespace, target, pattern, edges: np.ndarray) -> int:
+    """Load, register, stream the batches; prints as the module docstring says."""
+    from tqdm import tqdm
+
     rng = np.random.default_rng(args.shuffle if args.shuffle is not None else 0)
     if args.shuffle is not None:
         edges = edges[rng.permutation(edges.shape[0])]

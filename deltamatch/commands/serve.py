@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +34,25 @@ def run(args: argparse.Namespace) -> int:
     config = ServiceConfig.from_env(host=args.host, port=args.port, workers=args.workers,
                                     data_dir=args.data_dir, backend=args.backend,
                                     num_gpus_per_worker=args.num_gpus_per_worker, policy=args.policy)
+    busy = port_in_use(config.host, config.port)
+    if busy:  # before Ray starts: nothing to wait for, nothing left behind
+        print(f"deltamatch serve: cannot listen on {config.host}:{config.port}: {busy}", file=sys.stderr)
+        return 1
     uvicorn.run(create_app(config), host=config.host, port=config.port, workers=1,
                 log_level=args.log_level, timeout_graceful_shutdown=5)
     return 0
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (e.g. another process holds it), or None."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 if __name__ == "__main__":

@@ -1,14 +1,21 @@
-"""Edge-file readers: SNAP text (also CSV), Matrix Market, `.npy` pairs; gzip taken directly.
+"""Edge-file readers: SNAP text, CSV/TSV, Matrix Market, `.npy` pairs; gzip taken directly.
 
 Every reader returns the simple undirected graph the file describes, as (u, v) pairs with
 u < v in order of first appearance (file order, which is time order for timestamped
 streams): directions are dropped, self-loops dropped, repeated pairs merged.  Extra
 columns (timestamps, ratings, weights) are ignored.  Malformed input raises
 `EdgeFileError` naming the file and, for text, the line.
+
+Text ids are integers (int64 pairs) or, when the first edge's ids are not integers,
+names (str pairs; every id is then a name, "42" included).  `columns` picks the two id
+columns by position, or by header name, in which case the first row is the header.
+CSV (`,`) and TSV (`.tsv`, or tab-separated rows of names) fields may be quoted.  A CSV
+or TSV whose first row is not integers while the second is has that row as a header.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import warnings
@@ -32,30 +39,34 @@ class EdgeFileError(ValueError):
 class EdgeFile:
     """A file's simple undirected graph plus what was dropped on the way."""
 
-    pairs: np.ndarray  # int64[m, 2], u < v, unique, first-appearance order
+    pairs: np.ndarray  # int64[m, 2] or str[m, 2], u < v, unique, first-appearance order
     records: int  # edge records read (lines, entries or rows)
     self_loops: int
     duplicates: int  # records that repeated an earlier pair (either direction)
-    format: str  # "snap", "csv", "mtx" or "npy"
+    format: str  # "snap", "csv", "tsv", "mtx" or "npy"
 
 
-def read_edges(path: str | Path) -> np.ndarray:
-    """The (m, 2) int64 edge pairs of a file (see module docstring)."""
-    return read_edge_file(path).pairs
+Columns = tuple[int | str, int | str]
 
 
-def read_edge_file(path: str | Path) -> EdgeFile:
+def read_edges(path: str | Path, columns: Columns = (0, 1)) -> np.ndarray:
+    """The (m, 2) edge pairs of a file, int64 or str (see module docstring)."""
+    return read_edge_file(path, columns).pairs
+
+
+def read_edge_file(path: str | Path, columns: Columns = (0, 1)) -> EdgeFile:
     """Read an edge file of any supported format, sniffing gzip and the format from content."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise EdgeFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_edges(data, str(path))
+    return parse_edges(data, str(path), columns)
 
 
-def parse_edges(data: bytes, name: str = "<input>") -> EdgeFile:
-    """Parse edge-file content (possibly gzip-compressed); `name` labels error messages."""
+def parse_edges(data: bytes, name: str = "<input>", columns: Columns = (0, 1)) -> EdgeFile:
+    """Parse edge-file content (possibly gzip-compressed); `name` labels error messages,
+    `columns` picks the id columns of text files (module docstring)."""
     if data.startswith(_GZIP_MAGIC):
         try:
             data = gzip.decompress(data)
@@ -70,71 +81,126 @@ def parse_edges(data: bytes, name: str = "<input>") -> EdgeFile:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise EdgeFileError(f"{name}: not a text edge list, .npy or Matrix Market file") from exc
-        fmt = "csv" if _looks_csv(text, name) else "snap"
-        raw = _parse_text(text, name, "," if fmt == "csv" else None)
+        fmt = _text_format(text, name)
+        raw = _parse_text(text, name, {"csv": ",", "tsv": "\t", "snap": None}[fmt], columns)
     return _simple(raw, fmt)
 
 
 def _simple(raw: np.ndarray, fmt: str) -> EdgeFile:
     loops = raw[:, 0] == raw[:, 1]
     kept = raw[~loops]
-    lo = np.minimum(kept[:, 0], kept[:, 1])
-    hi = np.maximum(kept[:, 0], kept[:, 1])
-    _, first = np.unique((lo << 32) | hi, return_index=True)
+    lo = np.where(kept[:, 0] < kept[:, 1], kept[:, 0], kept[:, 1])
+    hi = np.where(kept[:, 0] < kept[:, 1], kept[:, 1], kept[:, 0])
+    keys = (lo << 32) | hi if raw.dtype.kind in "iu" else _pair_keys(lo, hi)
+    _, first = np.unique(keys, return_index=True)
     first.sort()
-    pairs = np.stack([lo[first], hi[first]], axis=1) if first.size else np.zeros((0, 2), np.int64)
+    pairs = np.stack([lo[first], hi[first]], axis=1) if first.size else np.zeros((0, 2), raw.dtype)
     return EdgeFile(pairs, int(raw.shape[0]), int(loops.sum()), int(kept.shape[0] - first.size), fmt)
 
 
-def _looks_csv(text: str, name: str) -> bool:
-    if name.endswith((".csv", ".csv.gz")):
-        return True
+def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """One int64 per pair of names: the names' ranks packed like integer ids."""
+    _, ranks = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+    ranks = ranks.reshape(-1).astype(np.int64)
+    return (ranks[: lo.shape[0]] << 32) | ranks[lo.shape[0]:]
+
+
+def _first_data_line(text: str) -> str:
     for line in text.splitlines()[:50]:
         s = line.strip()
         if s and not s.startswith(_COMMENTS):
-            return "," in s
-    return False
+            return s
+    return ""
 
 
-def _parse_text(text: str, name: str, delimiter: str | None) -> np.ndarray:
-    """Fast path through numpy; on any problem, a line-by-line scan names the first bad line."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "input contained no data": handled below
-            raw = np.loadtxt(io.StringIO(text), dtype=np.int64, comments=_COMMENTS, delimiter=delimiter,
-                             usecols=(0, 1), ndmin=2)
-    except ValueError:
-        raw = None
+def _text_format(text: str, name: str) -> str:
+    """"csv", "tsv" or "snap" (whitespace-separated), from the name or the first data line."""
+    plain = name.removesuffix(".gz")
+    if plain.endswith(".csv"):
+        return "csv"
+    if plain.endswith(".tsv"):
+        return "tsv"
+    line = _first_data_line(text)
+    if "," in line:
+        return "csv"
+    return "tsv" if "\t" in line and '"' in line else "snap"
+
+
+def _parse_text(text: str, name: str, delimiter: str | None, columns: Columns) -> np.ndarray:
+    """Fast path through numpy for integer ids; otherwise a row-by-row scan that reads
+    names and quoted fields and names the first bad line."""
+    raw = None
+    if all(isinstance(c, int) for c in columns):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data": handled below
+                raw = np.loadtxt(io.StringIO(text), dtype=np.int64, comments=_COMMENTS, delimiter=delimiter,
+                                 usecols=columns, ndmin=2)
+        except ValueError:
+            raw = None
     if raw is None or raw.shape[0] == 0 or (raw < 0).any() or (raw > MAX_VERTEX_ID).any():
-        return _scan_text(text, name, delimiter)
+        return _scan_text(text, name, delimiter, columns)
     return raw
 
 
-def _scan_text(text: str, name: str, delimiter: str | None) -> np.ndarray:
-    rows: list[tuple[int, int]] = []
-    header_allowed = delimiter == ","
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        s = line.strip()
-        if not s or s.startswith(_COMMENTS):
-            continue
-        fields = [f.strip() for f in s.split(delimiter)]
-        if len(fields) < 2:
-            raise EdgeFileError(f"{name}:{lineno}: expected at least two columns (u v), got {s!r}")
-        try:
-            u, v = int(fields[0]), int(fields[1])
-        except ValueError as exc:
-            if header_allowed:
-                header_allowed = False
-                continue
-            raise EdgeFileError(f"{name}:{lineno}: vertex ids must be integers, got {s!r}") from exc
-        header_allowed = False
-        for x in (u, v):
-            if x < 0 or x > MAX_VERTEX_ID:
-                raise EdgeFileError(f"{name}:{lineno}: vertex id {x} is outside 0..{MAX_VERTEX_ID}")
-        rows.append((u, v))
+def _text_rows(text: str, delimiter: str | None) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of every non-blank, non-comment line."""
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), start=1)]
+    lines = [(n, s) for n, s in lines if s and not s.startswith(_COMMENTS)]
+    if delimiter is None:
+        return [(n, s.split()) for n, s in lines]
+    reader = csv.reader((s for _, s in lines), delimiter=delimiter, skipinitialspace=True)
+    return [(n, [f.strip() for f in fields]) for (n, _), fields in zip(lines, reader, strict=True)]
+
+
+def _as_int(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _scan_text(text: str, name: str, delimiter: str | None, columns: Columns) -> np.ndarray:
+    rows = _text_rows(text, delimiter)
     if not rows:
         raise EdgeFileError(f"{name}: no edges found")
-    return np.array(rows, dtype=np.int64)
+    if all(isinstance(c, int) for c in columns):
+        picks = columns
+    else:
+        lineno, header = rows.pop(0)
+        missing = [c for c in columns if isinstance(c, str) and c not in header]
+        if missing:
+            raise EdgeFileError(f"{name}:{lineno}: no column {missing[0]!r} in the header {header!r}")
+        picks = tuple(c if isinstance(c, int) else header.index(c) for c in columns)
+    width = max(picks) + 1
+    words = "two" if width == 2 else str(width)
+
+    def ids(lineno: int, fields: list[str]) -> tuple[str, str]:
+        if len(fields) < width:
+            raise EdgeFileError(f"{name}:{lineno}: expected at least {words} columns, got {fields!r}")
+        return fields[picks[0]], fields[picks[1]]
+
+    def integers(row) -> bool:
+        return all(_as_int(x) is not None for x in ids(*row))
+
+    if (delimiter is not None and picks == columns and len(rows) > 1
+            and not integers(rows[0]) and integers(rows[1])):
+        rows = rows[1:]  # a header row above integer ids
+    if not rows:
+        raise EdgeFileError(f"{name}: no edges found")
+    if not integers(rows[0]):
+        return np.array([ids(*row) for row in rows], dtype=str)
+    out = np.empty((len(rows), 2), dtype=np.int64)
+    for i, (lineno, fields) in enumerate(rows):
+        for j, x in enumerate(ids(lineno, fields)):
+            value = _as_int(x)
+            if value is None:
+                raise EdgeFileError(f"{name}:{lineno}: vertex ids must be integers (as in the first edge), "
+                                    f"got {x!r}")
+            if value < 0 or value > MAX_VERTEX_ID:
+                raise EdgeFileError(f"{name}:{lineno}: vertex id {value} is outside 0..{MAX_VERTEX_ID}")
+            out[i, j] = value
+    return out
 
 
 def _parse_npy(data: bytes, name: str) -> np.ndarray:
@@ -156,8 +222,11 @@ def _parse_npy(data: bytes, name: str) -> np.ndarray:
 
 
 def _parse_mtx(data: bytes, name: str) -> np.ndarray:
-    import scipy.io
-    import scipy.sparse
+    try:
+        import scipy.io
+        import scipy.sparse
+    except ImportError as exc:
+        raise EdgeFileError(f"{name}: reading Matrix Market files needs scipy (pip install scipy)") from exc
 
     try:
         matrix = scipy.io.mmread(io.BytesIO(data))

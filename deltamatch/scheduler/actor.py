@@ -22,7 +22,9 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
+from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.warmup import exercise
 from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
 from deltamatch.workers.replica import PatternPlans
 
@@ -127,10 +129,13 @@ class RayWorkerPool(WorkerPool):
         self.boot = [None] * len(self.replicas)
 
 
-def _pairs(edges) -> np.ndarray:
-    if edges is None:
-        return np.zeros((0, 2), dtype=np.int64)
-    return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+class ScratchPool(WorkerPool):
+    """The workers' throw-away replicas (`Worker.scratch`): the warm-up session runs there,
+    on the real worker processes, leaving their graphs untouched."""
+
+    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
+        return ray.get([h.scratch.remote(method, *a)
+                        for h, a in zip(self.replicas, args_per_worker, strict=True)])
 
 
 def _pattern_spec(reg) -> dict:
@@ -182,7 +187,8 @@ class Scheduler:
 
     # start --------------------------------------------------------------------
     def start(self) -> dict:
-        """Replay snapshot + log, rebuild every worker, re-register patterns; then ready."""
+        """Replay snapshot + log, rebuild every worker, re-register patterns, warm every
+        engine path (`warmup.exercise`); then ready."""
         with self.lock:
             t0 = time.perf_counter()
             state = self.log.recover()
@@ -191,11 +197,15 @@ class Scheduler:
             self.batch_ids = state.batch_ids
             self.pool.rebuild_all()
             self.core.version = state.version
+            self.core.names = VertexNames(state.vertex_kind, state.names)
             for pid in sorted(state.patterns):
                 spec = state.patterns[pid]
                 self.core.register(parse_pattern(spec["edges"], spec["induced"], spec.get("name")), pid)
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
+            warm = time.perf_counter()
+            exercise(SchedulerCore(ScratchPool(self.handles), policy=self.core.policy))
+            ray.get([h.drop_scratch.remote() for h in self.handles])
             self.devices = ray.get([h.info.remote() for h in self.handles])
             self._devices_at = list(self.pool.rebuilds)
             self.recovered = {
@@ -204,6 +214,7 @@ class Scheduler:
                 "records_replayed": len(state.records),
                 "snapshot_version": state.snapshot.version,
                 "seconds": round(time.perf_counter() - t0, 3),
+                "warm_up_seconds": round(time.perf_counter() - warm, 3),
                 "total_mismatches": {str(k): v for k, v in mismatch.items()},
             }
             self._ready = True
@@ -265,14 +276,21 @@ class Scheduler:
         """Bulk-load edges as one version, counts exact, no listings."""
         return self._run("load", edges, None, batch_id)
 
+    def clear(self) -> tuple[dict, dict]:
+        """Remove every edge as the next version (`SchedulerCore.clear`); made durable by a
+        snapshot of the empty graph before the answer."""
+        return self._run("clear", None, None, None)
+
     def _run(self, kind: str, insert, delete, batch_id: str | None) -> tuple[dict, dict]:
         with self.lock:
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
-            insert, delete = _pairs(insert), _pairs(delete)
             self.in_flight_version = self.core.version + 1
             try:
-                outcome = self.core.apply(insert, delete) if kind == "batch" else self.core.load(insert)
+                if kind == "batch":
+                    outcome = self.core.apply(insert, delete)
+                else:
+                    outcome = self.core.load(insert) if kind == "load" else self.core.clear()
             except Exception as exc:
                 if not isinstance(exc, ValueError):
                     # some replicas may hold the half-done batch: rebuild them all from the log
@@ -282,9 +300,10 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
-            header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer}
-            record = Record(header, insert, delete)
-            self._append(record)
+            if kind == "clear":
+                self.snapshot()
+            else:
+                self._log_batch(kind, outcome, answer, batch_id)
             if batch_id is not None:
                 self.log.remember(self.batch_ids, batch_id, answer)
             events = {
@@ -292,10 +311,19 @@ class Scheduler:
                       "added": d.added, "removed": d.removed, "truncated": bool(d.truncated)}
                 for pid, d in outcome.deltas.items()
             }
-            self._maybe_snapshot()
+            if kind != "clear":
+                self._maybe_snapshot()
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
                             "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
                             "patterns": events}
+
+    def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
+        encoded = outcome.encoded
+        header = {"kind": kind, "version": outcome.version, "batch_id": batch_id, "answer": answer,
+                  "vertex_kind": encoded.kind}
+        if encoded.new_names:
+            header["names"] = encoded.new_names
+        self._append(Record(header, *encoded.pairs))
 
     def _append(self, record: Record) -> None:
         self.log.append(record)
@@ -316,6 +344,8 @@ class Scheduler:
             patterns={pid: _pattern_spec(reg) for pid, reg in self.core.patterns.items()},
             totals={pid: reg.total for pid, reg in self.core.patterns.items()},
             batch_ids=dict(self.batch_ids),
+            names=self.core.names.names,
+            vertex_kind=self.core.names.kind,
         )
         self.log.write_snapshot(snap)
         self._snapshot = snap

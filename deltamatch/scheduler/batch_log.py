@@ -2,14 +2,18 @@
 
 Layout of the data directory:
 - `log-<seq>.bin`: records, each `MAGIC | header length | payload length | crc32`,
-  a JSON header, then the payload (the insert and delete pairs as little-endian int64).
+  a JSON header, then the payload (the insert and delete pairs as little-endian int64
+  engine ids).  A batch of string vertex names (SPEC §1) carries the names it added to
+  the code table, in code order, in its header's `names`, and every batch its graph's
+  `vertex_kind`.
   A record is fsynced before `append` returns, so an acknowledged batch survives a crash;
   a torn record at the tail (a crash mid-write) fails its length or CRC check and is
   cut off on open, since it was never acknowledged.
 - `snapshot-<version>.npz`: the graph (external ids in internal order, edges as external
-  pairs), and a JSON `meta` entry: version, next log segment, patterns, totals, batch_id
-  index.  Written to a temporary name, fsynced, then renamed; older snapshots and the
-  log segments they cover are deleted afterwards.
+  pairs), the string names in code order, and a JSON `meta` entry: version, next log
+  segment, patterns, totals, batch_id index, vertex kind.  Written to a temporary name,
+  fsynced, then renamed; older snapshots and the log segments they cover are deleted
+  afterwards.
 
 Record kinds: `batch` and `load` (version, batch_id, answer, pairs), `register`
 (pattern id and spec), `unregister` (pattern id).
@@ -58,6 +62,8 @@ class Snapshot:
     totals: dict[int, int] = field(default_factory=dict)
     batch_ids: dict[str, dict] = field(default_factory=dict)
     next_seq: int = 0
+    names: list[str] = field(default_factory=list)  # string vertex names in code order
+    vertex_kind: str | None = None  # "int", "str", or None before the first edge
 
 
 @dataclass
@@ -70,6 +76,8 @@ class RecoveredState:
     patterns: dict[int, dict]
     totals: dict[int, int]
     batch_ids: OrderedDict[str, dict]
+    names: list[str] = field(default_factory=list)
+    vertex_kind: str | None = None
 
     def batches(self) -> Iterator[Record]:
         """The batch and load records after the snapshot, in version order."""
@@ -175,6 +183,7 @@ class BatchLog:
         totals = dict(snap.totals)
         batch_ids = OrderedDict(snap.batch_ids)
         version = snap.version
+        names, vertex_kind = list(snap.names), snap.vertex_kind
         for rec in records:
             h = rec.header
             if rec.kind == "register":
@@ -184,6 +193,8 @@ class BatchLog:
                 totals.pop(int(h["pattern_id"]), None)
             else:
                 version = int(h["version"])
+                names += h.get("names", [])
+                vertex_kind = h.get("vertex_kind", vertex_kind)
                 totals.update({int(k): int(v["total"]) for k, v in h["answer"]["deltas"].items()})
                 if h.get("batch_id") is not None:
                     self._remember(batch_ids, h["batch_id"], h["answer"])
@@ -191,7 +202,7 @@ class BatchLog:
         self.batches_since_snapshot = sum(1 for r in records if r.kind in ("batch", "load"))
         last = max([snap.next_seq - 1] + [s for s, _ in self._segments()])
         self._open_segment(last + 1)
-        return RecoveredState(snap, records, version, patterns, totals, batch_ids)
+        return RecoveredState(snap, records, version, patterns, totals, batch_ids, names, vertex_kind)
 
     def _segments(self) -> list[tuple[int, Path]]:
         found = []
@@ -224,6 +235,8 @@ class BatchLog:
                         totals={int(k): int(v) for k, v in meta["totals"].items()},
                         batch_ids=dict(meta["batch_ids"]),
                         next_seq=int(meta["next_seq"]),
+                        names=z["names"].tolist() if "names" in z else [],
+                        vertex_kind=meta.get("vertex_kind"),
                     )
             except (OSError, ValueError, KeyError):
                 continue
@@ -272,12 +285,14 @@ class BatchLog:
             "patterns": {str(k): v for k, v in snap.patterns.items()},
             "totals": {str(k): v for k, v in snap.totals.items()},
             "batch_ids": snap.batch_ids,
+            "vertex_kind": snap.vertex_kind,
         }
         final = self.dir / f"snapshot-{snap.version:012d}.npz"
         tmp = self.dir / f".snapshot-{snap.version:012d}.tmp"
         with open(tmp, "wb") as f:
             np.savez(f, external=np.asarray(snap.external, dtype=np.int64),
                      edges=np.asarray(snap.edges, dtype=np.int64).reshape(-1, 2),
+                     names=np.asarray(snap.names, dtype=str),
                      meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
             f.flush()
             os.fsync(f.fileno())

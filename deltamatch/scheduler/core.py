@@ -18,6 +18,7 @@ import numpy as np
 from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.allocation import COST_POLICIES, Allocation, allocate, check_policy, greedy, split
 from deltamatch.scheduler.cost import Calibrator, PlanShape, g2miner_cost, plan_shape, predict_task_cost
+from deltamatch.scheduler.names import Encoded, VertexNames, parse_vertex_pairs
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
@@ -113,6 +114,7 @@ class BatchOutcome:
     sort_seconds: float = 0.0  # sort + min-heap assignment (or the static split)
     predicted_load: list[float] = field(default_factory=list)  # per worker, in the policy's units
     groups: list[GroupCost] = field(default_factory=list)
+    encoded: Encoded | None = None  # the batch in engine ids, and the names it added (for the log)
 
     @property
     def imbalance(self) -> float:
@@ -145,6 +147,7 @@ class SchedulerCore:
         self._ids = itertools.count(1)
         self.on_batch = on_batch
         self.last_allocation: Allocation | None = None
+        self.names = VertexNames()
 
     # patterns -----------------------------------------------------------------
     def register(self, pattern: Pattern, pattern_id: int | None = None) -> RegisteredPattern:
@@ -167,21 +170,31 @@ class SchedulerCore:
         self.pool.broadcast("unregister", pattern_id)
 
     def matches(self, pattern_id: int) -> np.ndarray:
-        """Every current match in listed form, sorted."""
+        """Every current match in listed form (user names), sorted."""
         reg = self.patterns[pattern_id]
         parts = len(self.pool)
         rows = self.pool.map("static_list", [(pattern_id, i, parts) for i in range(parts)])
         rows = np.concatenate([r.reshape(-1, reg.pattern.k) for r in rows])
+        if self.names.kind == "str":
+            return self.names.listed(rows, reg.pattern.automorphisms)
         return rows[np.lexsort(rows.T[::-1])] if rows.shape[0] else rows
+
+    def encode(self, insert, delete) -> Encoded:
+        """A user batch (integer or string names, SPEC §1) in engine ids; raises
+        `VertexIdError` naming the offending item.  The names are kept by `apply`/`load`."""
+        return self.names.encode((parse_vertex_pairs(insert, "insert"), "insert"),
+                                 (parse_vertex_pairs(delete, "delete"), "delete"))
 
     # batches ------------------------------------------------------------------
     def apply(self, insert, delete, list_limit: int | None = None) -> BatchOutcome:
-        """Apply one batch atomically as the next version and return its deltas, listing
-        at most `list_limit` matches per side and pattern (default: the core's limit)."""
+        """Apply one batch atomically as the next version and return its deltas (listed
+        in user names), listing at most `list_limit` matches per side and pattern
+        (default: the core's limit)."""
         limit = self.list_limit if list_limit is None else list_limit
         start = self.clock()
         policy = self.policy
-        batch = self.pool.broadcast("normalize", insert, delete)[0]
+        encoded = self.encode(insert, delete)
+        batch = self.pool.broadcast("normalize", *encoded.pairs)[0]
         feats = None
         if policy in COST_POLICIES:
             common = any(reg.shape.needs_common for reg in self.patterns.values())
@@ -217,7 +230,8 @@ class SchedulerCore:
             "execute", [(version, batch, per_worker[w], limit) for w in range(workers)]
         )
         self.version = version
-        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored)
+        self.names.commit(encoded)
+        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded)
         outcome.groups = self._record(keys, groups, model, picks, results)
         outcome.predicted_load = [float(x) for x in predicted_load]
         outcome.prediction_seconds = (t1 - t0) + (feats.seconds if feats is not None else 0.0)
@@ -227,9 +241,10 @@ class SchedulerCore:
             added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
             reg.total += added.count - removed.count
             reg.version = version
+            aut = reg.pattern.automorphisms
             outcome.deltas[pid] = PatternDelta(
-                added.count, removed.count, reg.total, added.rows, removed.rows,
-                added.truncated or removed.truncated,
+                added.count, removed.count, reg.total, self.names.listed(added.rows, aut),
+                self.names.listed(removed.rows, aut), added.truncated or removed.truncated,
             )
         outcome.busy_seconds = [r.busy_seconds for r in results]
         outcome.allocation_seconds = outcome.prediction_seconds + outcome.sort_seconds
@@ -275,6 +290,26 @@ class SchedulerCore:
                 self.calibrator.observe(pid, x, n, t)
         return out
 
+    def clear(self) -> BatchOutcome:
+        """Remove every edge as the next version: every total drops to 0 (each pattern's
+        delta counts its removed matches; they are not listed) and the graph may take the
+        other kind of vertex name afterwards."""
+        start = self.clock()
+        edges = self.pool.broadcast("stats")[0]["edges"]
+        version = self.version + 1
+        self.pool.broadcast("clear", version)
+        self.version = version
+        self.names.reset()
+        outcome = BatchOutcome(version, 0, edges, 0)
+        for pid, reg in self.patterns.items():
+            empty = np.zeros((0, reg.pattern.k), dtype=np.int64)
+            outcome.deltas[pid] = PatternDelta(0, reg.total, 0, empty, empty, reg.total > 0)
+            reg.total, reg.version = 0, version
+        outcome.elapsed_ms = (self.clock() - start) * 1e3
+        if self.on_batch:
+            self.on_batch(outcome)
+        return outcome
+
     def load(self, insert) -> BatchOutcome:
         """Bulk-load edges as one version without listing deltas (counts stay exact).
 
@@ -287,11 +322,13 @@ class SchedulerCore:
 
     def _load_empty(self, insert) -> BatchOutcome:
         start = self.clock()
-        batch = self.pool.broadcast("normalize", insert, None)[0]
+        encoded = self.encode(insert, None)
+        batch = self.pool.broadcast("normalize", *encoded.pairs)[0]
         version = self.version + 1
         self.pool.broadcast("apply_only", version, batch)
         self.version = version
-        outcome = BatchOutcome(version, batch.inserted.shape[0], 0, batch.ignored)
+        self.names.commit(encoded)
+        outcome = BatchOutcome(version, batch.inserted.shape[0], 0, batch.ignored, encoded=encoded)
         parts = len(self.pool)
         for pid, reg in self.patterns.items():
             total = sum(self.pool.map("static_count", [(pid, i, parts) for i in range(parts)]))

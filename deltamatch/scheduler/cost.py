@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from math import factorial
 
 import numpy as np
-from scipy.optimize import nnls
 
 from deltamatch.kernels.plan_table import PlanTable, TaskList
 from deltamatch.workers.features import SideFeatures
@@ -171,6 +170,8 @@ class Calibrator:
         weight = np.sqrt(self.prior * max(float((design[:, :plans] ** 2).mean(axis=0).mean()), 1e-30))
         prior_rows = np.zeros((plans, plans + 2))
         prior_rows[:, :plans] = np.eye(plans) * weight
+        from scipy.optimize import nnls  # the library path never fits: scipy stays optional there
+
         coef, _ = nnls(np.vstack([design, prior_rows]), np.concatenate([t, np.full(plans, weight)]))
         scale = np.maximum(coef[:plans], 0.05) * common
         self._fit[key] = (scale, float(coef[plans]))

@@ -24,17 +24,19 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, 
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, Field
 
+from deltamatch import __version__
 from deltamatch.io.readers import EdgeFileError, parse_edges, read_edge_file
 from deltamatch.scheduler.actor import make_scheduler_actor
 from deltamatch.scheduler.batch_log import lock_directory
+from deltamatch.scheduler.names import VertexIdError, parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 from deltamatch.service.config import ServiceConfig
 from deltamatch.service.streams import DeltaEvent, DeltaStream
-from deltamatch.workers.graph import MAX_VERTEX_ID, GraphInputError, as_pairs
 
 log = logging.getLogger("deltamatch.service")
 STATIC_DIR = Path(__file__).parent / "static"
@@ -54,15 +56,15 @@ class UpdateRequest(BaseModel):
     """One batch: pairs to insert and delete, and an optional id that makes retries safe."""
 
     batch_id: str | None = None
-    insert: list[list[int]] | None = None
-    delete: list[list[int]] | None = None
+    insert: list[list[int | str]] | None = None
+    delete: list[list[int | str]] | None = None
 
 
 class LoadRequest(BaseModel):
     """`{"edges": [[u, v], …]}` or `{"path": "<file under DELTAMATCH_LOAD_DIR>"}`; or send the
-    file itself (SNAP text, Matrix Market, .npy, optionally gzipped) as the raw body."""
+    file itself (SNAP text, CSV/TSV, Matrix Market, .npy, optionally gzipped) as the raw body."""
 
-    edges: list[list[int]] | None = None
+    edges: list[list[int | str]] | None = None
     path: str | None = None
     batch_id: str | None = None
 
@@ -185,29 +187,13 @@ class Service:
 # request parsing ------------------------------------------------------------------------
 
 def _edge_array(value, name: str) -> np.ndarray:
-    """A JSON edge list as an int64 (n, 2) array; the error names the offending item."""
-    if value is None or value == []:
-        return np.zeros((0, 2), dtype=np.int64)
-    if not isinstance(value, list):
+    """A JSON edge list (or an edge file's pairs) as an (n, 2) array of vertex names, int64 or
+    str (SPEC §1), checked by `parse_vertex_pairs`; a 422 names the offending item."""
+    if value is not None and not isinstance(value, (list, np.ndarray)):
         raise HTTPException(422, f"{name}: must be a list of [u, v] pairs")
     try:
-        arr = np.asarray(value)
-    except (ValueError, OverflowError):
-        arr = None
-    if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.shape[1] != 2:
-        for i, item in enumerate(value):
-            if not isinstance(item, list) or len(item) != 2:
-                raise HTTPException(422, f"{name}[{i}]: every edge must be a pair [u, v], got {item!r}")
-            for x in item:
-                if isinstance(x, bool) or not isinstance(x, int):
-                    raise HTTPException(422, f"{name}[{i}]: vertex ids must be integers, got {item!r}")
-                if x < 0 or x > MAX_VERTEX_ID:
-                    raise HTTPException(422, f"{name}[{i}]: vertex ids must be in 0..{MAX_VERTEX_ID}, "
-                                             f"got {item!r}")
-        raise HTTPException(422, f"{name}: every edge must be a pair of integers")
-    try:
-        return as_pairs(arr, name)
-    except GraphInputError as exc:
+        return parse_vertex_pairs(value, name)
+    except VertexIdError as exc:
         raise HTTPException(422, str(exc)) from exc
 
 
@@ -279,8 +265,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             task.cancel()
             await svc.stop()
 
-    app = FastAPI(title="deltamatch", version="0.1.0", lifespan=lifespan,
-                  description="Incremental subgraph matching as a service (SPEC §2).")
+    # /docs and /redoc load Swagger UI and ReDoc from the installed package, not a CDN
+    app = FastAPIOffline(title="deltamatch", version=__version__, lifespan=lifespan,
+                         description="Incremental subgraph matching as a service (SPEC §2).")
     app.state.service = svc
     m = svc.metrics
 
@@ -406,13 +393,21 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return {"version": version, "total": total, "offset": offset, "matches": rows.tolist()}
 
     # batches --------------------------------------------------------------------------
-    async def _apply(kind: str, insert: np.ndarray, delete: np.ndarray, batch_id: str | None) -> dict:
+    async def _apply(kind: str, insert: np.ndarray | None, delete: np.ndarray | None,
+                     batch_id: str | None) -> dict:
         start = time.perf_counter()
         async with svc.lock:
-            if kind == "batch":
-                answer, info = await svc.scheduler.apply.remote(insert, delete, batch_id)
-            else:
-                answer, info = await svc.scheduler.load.remote(insert, batch_id)
+            try:
+                if kind == "batch":
+                    answer, info = await svc.scheduler.apply.remote(insert, delete, batch_id)
+                elif kind == "load":
+                    answer, info = await svc.scheduler.load.remote(insert, batch_id)
+                else:
+                    answer, info = await svc.scheduler.clear.remote()
+            except ray.exceptions.RayTaskError as exc:  # ids of the other kind than the graph's
+                if isinstance(exc.cause, VertexIdError):
+                    raise HTTPException(422, str(exc.cause)) from None
+                raise
             if info:
                 svc.stream.publish(_events(info))
         if info:
@@ -448,24 +443,28 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             obj = _json_object(body, ("edges", "path", "batch_id"))
             batch_id = _batch_id(obj.get("batch_id", batch_id))
             if obj.get("path") is not None:
-                edges = await asyncio.to_thread(_load_path, svc.config, obj["path"])
+                edges = _edge_array(await asyncio.to_thread(_load_path, svc.config, obj["path"]), "path")
             else:
                 if isinstance(obj.get("edges"), list) and len(obj["edges"]) > svc.config.max_load_edges:
                     raise HTTPException(413, f"edges: more than {svc.config.max_load_edges} pairs")
                 edges = _edge_array(obj.get("edges"), "edges")
         else:
             try:
-                edges = (await asyncio.to_thread(parse_edges, body, "body")).pairs
+                edges = _edge_array((await asyncio.to_thread(parse_edges, body, "body")).pairs, "body")
             except EdgeFileError as exc:
                 raise HTTPException(422, str(exc)) from exc
         if edges.shape[0] > svc.config.max_load_edges:
             raise HTTPException(413, f"edges: {edges.shape[0]} pairs exceed the load limit of "
                                      f"{svc.config.max_load_edges}")
-        try:
-            edges = as_pairs(edges, "edges")
-        except GraphInputError as exc:
-            raise HTTPException(422, str(exc)) from exc
-        return await _apply("load", edges, np.zeros((0, 2), dtype=np.int64), batch_id)
+        return await _apply("load", edges, None, batch_id)
+
+    @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)])
+    async def clear_graph() -> dict:
+        """Remove every edge as the next version: every pattern's total drops to 0 (its
+        stream gets a delta counting the removed matches, not listing them); patterns stay
+        registered, and the next batch may name vertices by the other kind of id."""
+        svc.need_ready()
+        return await _apply("clear", None, None, None)
 
     # streams --------------------------------------------------------------------------
     def _stream_args(pid: int, since: int | None, last_event_id: str | None) -> int | None:

@@ -26,6 +26,16 @@ class DeltamatchError(RuntimeError):
         self.detail = detail
 
 
+class ServiceUnreachableError(DeltamatchError):
+    """No answer at all: nothing listens at the URL, or the connection broke."""
+
+    def __init__(self, url: str, exc: Exception):
+        RuntimeError.__init__(self, f"cannot reach the service at {url} ({exc or type(exc).__name__}); "
+                                    "is `deltamatch serve` running there?")
+        self.status = None
+        self.detail = str(exc)
+
+
 def _pairs(edges) -> list:
     if edges is None:
         return []
@@ -61,10 +71,16 @@ class DeltamatchClient:
             raise DeltamatchError(r.status_code, detail)
         return r.json()
 
+    def _send(self, method: str, path: str, **kw) -> httpx.Response:
+        try:
+            return self.http.request(method, path, **kw)
+        except httpx.TransportError as exc:
+            raise ServiceUnreachableError(self.url, exc) from exc
+
     def _json(self, method: str, path: str, body=None, **kw):
         content = None if body is None else json.dumps(body, separators=(",", ":"))
         headers = {"Content-Type": "application/json"} if content is not None else {}
-        return self._check(self.http.request(method, path, content=content, headers=headers, **kw))
+        return self._check(self._send(method, path, content=content, headers=headers, **kw))
 
     # service ---------------------------------------------------------------------
     def healthy(self) -> bool:
@@ -124,19 +140,29 @@ class DeltamatchClient:
         return self._json("POST", "/v1/updates", body)
 
     def load_edges(self, pairs, batch_id: str | None = None) -> dict:
-        """Bulk-load pairs as one version (sent as .npy bytes)."""
+        """Bulk-load pairs as one version (integer ids as .npy bytes, names as JSON)."""
+        arr = np.asarray(pairs).reshape(-1, 2)
+        if arr.dtype.kind not in "iu":
+            body: dict = {"edges": arr.tolist()}
+            if batch_id is not None:
+                body["batch_id"] = batch_id
+            return self._json("POST", "/v1/graph/load", body)
         buf = io.BytesIO()
-        np.save(buf, np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+        np.save(buf, arr.astype(np.int64))
         params = {"batch_id": batch_id} if batch_id else {}
-        r = self.http.post("/v1/graph/load", content=buf.getvalue(), params=params,
-                           headers={"Content-Type": "application/octet-stream"})
+        r = self._send("POST", "/v1/graph/load", content=buf.getvalue(), params=params,
+                       headers={"Content-Type": "application/octet-stream"})
         return self._check(r)
+
+    def clear_graph(self) -> dict:
+        """Remove every edge as one version (`DELETE /v1/graph`); patterns stay registered."""
+        return self._json("DELETE", "/v1/graph")
 
     def load_file(self, path: str) -> dict:
         """Upload an edge file (SNAP text, Matrix Market, .npy; gzip allowed) as one version."""
         with open(path, "rb") as f:
-            r = self.http.post("/v1/graph/load", content=f.read(),
-                               headers={"Content-Type": "application/octet-stream"})
+            r = self._send("POST", "/v1/graph/load", content=f.read(),
+                           headers={"Content-Type": "application/octet-stream"})
         return self._check(r)
 
     # streams -------------------------------------------------------------------------

@@ -33,6 +33,7 @@ class Worker:
         self.boot_id = uuid.uuid4().hex
         self.incarnation = 0
         self._last: BatchResult | None = None
+        self._scratch: GraphReplica | None = None
 
     def ping(self) -> str:
         """The current boot id (changes whenever the actor restarts)."""
@@ -50,11 +51,21 @@ class Worker:
                 raise StaleWorkerError(f"version {version} already applied, no cached result")
             self._last = self.replica.execute(*args)
             return self._last
-        if method == "apply_only" and args[0] <= self.replica.version:
+        if method in ("apply_only", "clear") and args[0] <= self.replica.version:
             return None
         if method in ("snapshot", "info"):
             return getattr(self, method)()
         return getattr(self.replica, method)(*args)
+
+    def scratch(self, method: str, *args):
+        """Run `GraphReplica.method(*args)` on a throw-away replica of this worker's backend,
+        so the engine is compiled and loaded in this process before real batches arrive."""
+        if self._scratch is None:
+            self._scratch = GraphReplica(self.backend_kind)
+        return getattr(self._scratch, method)(*args)
+
+    def drop_scratch(self) -> None:
+        self._scratch = None
 
     def rebuild(self, external: np.ndarray, edges: np.ndarray, version: int,
                 batches: Iterable[tuple[int, np.ndarray, np.ndarray]],

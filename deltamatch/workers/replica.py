@@ -94,6 +94,13 @@ class GraphReplica:
         self._graph_totals = (self.version + 1, edges_new, feats.new.num_vertices, feats.new.square_sum)
         return feats
 
+    def clear(self, version: int) -> None:
+        """Drop every edge and vertex (a fresh graph on the same backend) as `version`;
+        registered patterns stay."""
+        self.backend = make_backend(self.backend.name)
+        self.version = version
+        self._graph_totals = None
+
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:
         """Apply without matching (bulk load, rebuild)."""
         self.backend.apply(batch)

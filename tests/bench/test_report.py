@@ -1,10 +1,10 @@
-"""The README section and crossover lines come from the CSVs."""
+"""docs/BENCHMARKS.md and the crossover lines come from the CSVs."""
 
 from __future__ import annotations
 
 import csv
 
-from deltamatch.bench.report import crossover_lines, section, write_readme
+from deltamatch.bench.report import BENCHMARKS_PAGE, crossover_lines, main, page
 from deltamatch.bench.suite import COLUMNS
 
 
@@ -33,21 +33,24 @@ def test_crossover_is_the_first_scale_where_the_gpu_wins():
     assert "scale 11" in line and "E=1,100" in line and "150 vs 120" in line
 
 
-def test_section_tables_come_from_the_csvs(tmp_path):
+def test_page_tables_come_from_the_csvs(tmp_path):
     with open(tmp_path / "sweep-x.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
         w.writerows(_sweep())
-    text = section(tmp_path)
+    text = page(tmp_path)
+    assert text.startswith("# Benchmarks\n")
     assert "**`sweep-x.csv`**" in text and "| rmat | 10 | 1,000 |" in text and "crossover" in text
 
 
-def test_write_readme_replaces_only_the_bench_section(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text("# x\n## Benchmarks\n<!-- section: bench -->\nold\n## Deployment\nkeep\n")
-    write_readme(readme, "new table\n")
-    expected = "# x\n## Benchmarks\n<!-- section: bench -->\nnew table\n\n## Deployment\nkeep\n"
-    assert readme.read_text() == expected
+def test_write_puts_the_page_where_asked(tmp_path):
+    target = tmp_path / "BENCHMARKS.md"
+    assert main(["--results", str(tmp_path), "--write", str(target)]) == 0
+    assert target.read_text() == page(tmp_path)
+
+
+def test_committed_page_is_the_generated_one():
+    assert BENCHMARKS_PAGE.read_text() == page()
 
 
 def test_replay_tables_come_from_replay_csvs_at_any_depth(tmp_path):
@@ -65,6 +68,6 @@ def test_replay_tables_come_from_replay_csvs_at_any_depth(tmp_path):
                         batch_p50_seconds="2", batch_mean_seconds="2.5", updates_per_second="400",
                         recount_mean_seconds="25", recount_equal="True", speedup_vs_recount="10"))
         w.writerow(dict(run, threads="1", batches="timeout 300s"))
-    text = section(tmp_path)
+    text = page(tmp_path)
     assert "host/cpu-replay-x.csv" in text and "1,234,567" in text and "10×" in text
     assert "| house | True | 1 | timeout 300s |" in text

@@ -6,6 +6,7 @@ import argparse
 import json
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 
@@ -75,3 +76,32 @@ def test_no_hoist_counts_the_same(capsys):
 def test_bad_arguments_exit_2_with_a_message(capsys, argv, message):
     rc, out = _count(capsys, *argv)
     assert rc == 2 and message in out
+
+
+def test_names_in_a_csv_with_header_columns(capsys, tmp_path):
+    f = tmp_path / "payments.csv"
+    f.write_text('id,from,to\n1,"Smith, Ann",bob\n2,bob,cy\n3,cy,"Smith, Ann"\n')
+    rc, out = _count(capsys, str(f), "triangle", "--columns", "from,to", "--json", "--backend", "cpu")
+    assert rc == 0 and out["total"] == 1 and out["backend"] == "cpu"
+
+
+def test_unavailable_backend_is_one_line(capsys, monkeypatch):
+    def no_gpu(kind):
+        raise RuntimeError("no CUDA device is visible")
+
+    monkeypatch.setattr("deltamatch.workers.replica.make_backend", no_gpu)
+    rc, out = _count(capsys, "rmat:6", "triangle", "--backend", "cuda")
+    expected = "deltamatch count: --backend cuda: RuntimeError: no CUDA device is visible"
+    assert rc == 2 and out.strip() == expected
+
+
+def test_compiling_is_announced_once_and_only_when_it_happens(capsys):
+    with count.compile_notice():
+        assert numba.njit(lambda x: x + 1)(1) == 2
+        assert numba.njit(lambda x: x * 2)(2) == 4
+    assert capsys.readouterr().err == "compiling kernels (first run only) ...\n"
+    compiled = numba.njit(lambda x: x - 1)
+    compiled(1)
+    with count.compile_notice():
+        assert compiled(5) == 4
+    assert capsys.readouterr().err == ""

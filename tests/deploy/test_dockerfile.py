@@ -33,8 +33,8 @@ def test_base_image_is_a_cuda_12_runtime():
     assert re.fullmatch(r"nvidia/cuda:12\.[0-9.]+-runtime-ubuntu[0-9.]+", base)
 
 
-def test_installs_the_project_with_its_gpu_extra():
-    assert dockerfile_assignments("ARG")["DELTAMATCH_EXTRAS"] == "gpu"
+def test_installs_the_project_with_its_service_and_gpu_extras():
+    assert dockerfile_assignments("ARG")["DELTAMATCH_EXTRAS"] == "service,gpu"
     assert any('pip install ".[${DELTAMATCH_EXTRAS}]"' in r for r in _instructions("RUN"))
     gpu = [r for r in requires("deltamatch") if r.startswith("cupy-cuda12x") and 'extra == "gpu"' in r]
     assert gpu, "the gpu extra must pull cupy-cuda12x"
@@ -126,3 +126,12 @@ def test_readme_container_roles_are_entrypoint_roles(readme_commands: list[str],
         assert role in entrypoint_roles, role
     for role in re.findall(r"role: `(\w+)`|, `(\w+)` \(", readme_section):
         assert {r for r in role if r} <= entrypoint_roles
+
+
+def test_readme_has_a_cpu_only_container_for_a_laptop(readme_commands: list[str]):
+    builds = [w for w in _docker_commands(readme_commands, "docker", "build") if "--build-arg" in w]
+    assert any(w[w.index("--build-arg") + 1] == "DELTAMATCH_EXTRAS=service" for w in builds)
+    assert not any('extra == "service"' in r and r.startswith("cupy") for r in requires("deltamatch"))
+    runs = [" ".join(w) for w in _docker_commands(readme_commands, "docker", "run")]
+    cpu = [r for r in runs if "DELTAMATCH_BACKEND=cpu" in r]
+    assert cpu and all("--gpus" not in r and r.endswith("deltamatch:latest head") for r in cpu)

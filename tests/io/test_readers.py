@@ -110,3 +110,32 @@ def test_real_files_give_the_published_simple_edge_counts(data_dir, name, edges,
     e = read_edge_file(data_dir / name)
     assert (e.pairs.shape[0], e.records) == (edges, records)
     assert (e.pairs[:, 0] < e.pairs[:, 1]).all()
+
+
+def test_names_are_read_as_strings_in_first_appearance_order(tmp_path):
+    f = tmp_path / "mail.txt"
+    f.write_text("# sender recipient\nalice@x.org bob@y.org\nbob@y.org alice@x.org\ncarol 42\ncarol carol\n")
+    e = read_edge_file(f)
+    assert e.pairs.dtype.kind == "U"
+    assert e.pairs.tolist() == [["alice@x.org", "bob@y.org"], ["42", "carol"]]
+    assert (e.records, e.self_loops, e.duplicates) == (4, 1, 1)
+
+
+def test_csv_quoted_names_with_columns_by_header_name(tmp_path):
+    f = tmp_path / "payments.csv"
+    f.write_text('amount,payer,payee\n10,"Smith, Ann",Bob\n5,Bob,"Smith, Ann"\n7,Bob,Cy\n')
+    assert read_edges(f, ("payer", "payee")).tolist() == [["Bob", "Smith, Ann"], ["Bob", "Cy"]]
+    with pytest.raises(EdgeFileError, match="payments.csv:1: no column 'to'"):
+        read_edges(f, ("payer", "to"))
+
+
+def test_tsv_names_with_columns_by_position(tmp_path):
+    f = tmp_path / "g.tsv"
+    f.write_text("1\tAnn Lee\tBob Ray\n2\tBob Ray\tCy Do\n")
+    assert read_edges(f, (1, 2)).tolist() == [["Ann Lee", "Bob Ray"], ["Bob Ray", "Cy Do"]]
+
+
+def test_integer_columns_by_position(tmp_path):
+    f = tmp_path / "g.txt"
+    f.write_text("100 1 2\n101 2 3\n")
+    assert read_edges(f, (1, 2)).tolist() == [[1, 2], [2, 3]]

@@ -185,3 +185,15 @@ def test_listing_cap_keeps_counts_exact(make_core):
     out = core.apply([(u, v) for u in range(8) for v in range(u + 1, 8)], [])
     d = out.deltas[pid]
     assert (d.added_count, d.added.shape[0], d.truncated) == (56, 5, True)
+
+
+def test_clear_empties_the_graph_as_one_version(make_core):
+    core = make_core(replicas=2)
+    tri = core.register(parse_pattern("triangle")).id
+    core.apply([("a", "b"), ("b", "c"), ("c", "a")], [])
+    out = core.clear()
+    assert (out.version, out.deleted) == (2, 3)
+    d = out.deltas[tri]
+    assert (d.added_count, d.removed_count, d.total, d.truncated) == (0, 1, 0, True)
+    assert all(s["edges"] == 0 and s["version"] == 2 for s in core.pool.broadcast("stats"))
+    assert core.apply([(1, 2), (2, 3), (3, 1)], []).deltas[tri].total == 1  # the other kind of id now
