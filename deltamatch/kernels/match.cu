@@ -314,6 +314,18 @@ __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch
     return out;
 }
 
+// Listing: the match with x at position l (the prefix at 0 .. l-1) as row `row`, written when the
+// row falls in the current window [win_lo, win_hi) of the output buffer.
+__device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int p, int l, int x, int* out,
+                                          dm_i64 row, dm_i64 win_lo, dm_i64 win_hi) {
+    if (row >= win_lo && row < win_hi) {
+        int* o = out + (row - win_lo) * c.k;
+        for (int q = 0; q < c.k; ++q) {
+            o[c.order[p * c.k + q]] = q == l ? x : s.m[q];
+        }
+    }
+}
+
 // Builds level l's set into `dst` (every survivor, in order) or, with dst == nullptr, counts the
 // survivors; with `out`, also writes each survivor's completed match as row base + i.  Returns the
 // number of survivors (same on every lane).
@@ -343,13 +355,7 @@ __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r
             dst[found + rank] = x;
         }
         if (ok && out != nullptr) {
-            const dm_i64 row = base + found + rank;
-            if (row >= win_lo && row < win_hi) {
-                int* o = out + (row - win_lo) * c.k;
-                for (int q = 0; q < c.k; ++q) {
-                    o[c.order[p * c.k + q]] = q == l ? x : s.m[q];
-                }
-            }
+            write_row(c, s, p, l, x, out, base + found + rank, win_lo, win_hi);
         }
         found += __popc(ballot);
     }
@@ -416,12 +422,7 @@ __device__ dm_u64 list_last(const Ctx& c, WarpState& s, int p, int r, int lane, 
         const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
         if (ok) {
             const dm_i64 row = base + (dm_i64)found + __popc(ballot & dm_lanemask_lt());
-            if (row >= win_lo && row < win_hi) {
-                int* o = out + (row - win_lo) * c.k;
-                for (int q = 0; q < c.k; ++q) {
-                    o[c.order[p * c.k + q]] = q == l ? x : s.m[q];
-                }
-            }
+            write_row(c, s, p, l, x, out, row, win_lo, win_hi);
         }
         found += __popc(ballot);
     }
@@ -515,15 +516,7 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
         const dm_i64 f = f0 + lane;
         bool ok = false;
         if (f < total_pairs) {
-            int lo = 0, hi = n - 1;  // the first i with ends[i] > f
-            while (lo < hi) {
-                const int mid = (lo + hi) >> 1;
-                if (ends[mid] <= f) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            const int lo = (int)dm_upper_bound64(ends, n, f);  // the candidate whose pairs hold f
             const dm_i64 start = lo == 0 ? 0 : ends[lo - 1];
             const LaneMatch lm = lane_match(c, l, C[a + lo], -1, 0);
             int anchor;
