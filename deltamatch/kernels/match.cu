@@ -10,20 +10,22 @@
 // warp step and compacted in order with a ballot.
 //
 // Counting never walks the last level one completion at a time: the last two levels finish at
-// once, for every candidate w of level k-2 (`last_two`): in closed form (|C|(|C|-1)/2),
-// by inclusion-exclusion (|C|(|S| - clashes) - |C & S|), or, in general, as one flat list of
-// (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no longer leaves
-// most lanes idle).  Listing walks the same sets in the same order as the CPU engine and writes
-// each task's rows at its exact output offset.
+// once, for every candidate w of level k-2 (`last_two`): in closed form from |C| alone
+// (|C|(|C|-1)/2), by inclusion-exclusion (|C|(|S| - clashes) - |C & S|), or, in general, as one
+// flat list of (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no
+// longer leaves most lanes idle).  With k = 3 the flat list runs across up to 32 tasks instead
+// (match_flat).  Listing walks the same sets in the same order as the CPU engine and writes each
+// task's rows at its exact output offset.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
-// task whose level-2 set is large is not walked by its warp: the set goes to a global arena and
-// the host cuts it into chunks sized from the actual candidate totals, which a second launch
-// (`phase` 1) spreads over all warps; each chunk adds its matches to its task's count.
+// task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a
+// global arena and the host cuts the deferred sets into chunks of equal estimated cost, which a
+// second launch (`phase` 1) spreads over all warps; each chunk adds its matches to its task's
+// count.
 #include "dm_common.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
-#define DM_LAST_EACH 0
+// PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
 
@@ -34,7 +36,6 @@
 #define DM_ST_LANES 3     // active lanes summed over the warp steps of set and pair loops
 #define DM_ST_STEPS 4     // those warp steps
 #define DM_ST_DEFERRED 5  // tasks whose level-2 set went to the arena
-#define DM_NUM_STATS 6
 
 namespace {
 
