@@ -432,7 +432,7 @@ class Scheduler:
             })
         return {"workers": workers, "graph": dict(self._graph_stats, version=self.core.version),
                 "patterns": len(self.core.patterns), "in_flight_version": self.in_flight_version,
-                "recovered": self.recovered, "ready": self._ready}
+                "recovered": self.recovered, "ready": self._ready, "scheduler_pid": os.getpid()}
 
     def worker_handles(self) -> list:
         """The worker actor handles (for tests and operators: `ray.kill` one to test recovery)."""

@@ -140,6 +140,7 @@ class Cluster(BaseModel):
     in_flight_version: int | None
     recovered: dict
     ready: bool
+    scheduler_pid: int
     subscribers: int
 
 

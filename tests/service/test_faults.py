@@ -1,0 +1,217 @@
+"""Fault injection on a real service (uvicorn + Ray scheduler + 2 worker actors) with real OS
+errors and real process deaths: a full disk mid-stream, kill -9 of the service at random points
+of a batch, the scheduler actor killed alone, one worker killed again and again.
+
+After each: the version counts exactly the acknowledged batches, the graph and totals match
+an independent recount, every acknowledged batch_id answers `duplicate: true` with its
+original answer, no refused batch was applied, and every answer was JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import threading
+import time
+
+import httpx
+import networkx as nx
+import pytest
+
+from tests.service.conftest import ServiceProcess
+
+pytestmark = pytest.mark.timeout(300)
+
+
+class Session:
+    """A client that insists every answer is JSON, and the batches the service acknowledged."""
+
+    def __init__(self, svc: ServiceProcess):
+        self.svc = svc
+        self.edges: set[tuple[int, int]] = set()
+        self.acked: dict[str, dict] = {}
+        self.refused: dict[str, list] = {}
+        self.http = httpx.Client(base_url=svc.url, timeout=120)
+
+    def call(self, method: str, path: str, **kwargs) -> httpx.Response:
+        r = self.http.request(method, path, **kwargs)
+        assert r.headers["content-type"].startswith("application/json"), (r.status_code, r.text[:200])
+        if r.status_code >= 400:
+            assert isinstance(r.json()["detail"], str)
+        return r
+
+    def push(self, batch_id: str, insert: list) -> httpx.Response:
+        """POST one batch; a 200 is recorded as acknowledged, anything else as refused."""
+        r = self.call("POST", "/v1/updates", json={"batch_id": batch_id, "insert": insert})
+        if r.status_code == 200 and not r.json().get("duplicate"):
+            self.acked[batch_id] = r.json()
+            self.edges |= {(min(u, v), max(u, v)) for u, v in insert}
+        elif r.status_code != 200:
+            self.refused[batch_id] = insert
+        return r
+
+    def settle(self, batch_id: str, insert: list) -> None:
+        """After a crash, resend a batch whose fate is unknown: applied once either way."""
+        r = self.call("POST", "/v1/updates", json={"batch_id": batch_id, "insert": insert})
+        assert r.status_code == 200, r.text
+        self.acked.setdefault(batch_id, r.json())
+        self.edges |= {(min(u, v), max(u, v)) for u, v in insert}
+        self.refused.pop(batch_id, None)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while self.call("GET", "/readyz").status_code != 200:
+            assert time.monotonic() < deadline, self.call("GET", "/readyz").text
+            time.sleep(0.2)
+
+    def check(self, triangle_id: int) -> None:
+        """The invariants of the module docstring (refused batches are checked by the graph)."""
+        graph = self.call("GET", "/v1/cluster").json()["graph"]
+        assert graph["version"] == len(self.acked) and graph["edges"] == len(self.edges)
+        want = sum(nx.triangles(nx.Graph(list(self.edges))).values()) // 3
+        assert self.call("GET", f"/v1/patterns/{triangle_id}").json()["total"] == want
+        for batch_id, answer in self.acked.items():
+            again = self.call("POST", "/v1/updates", json={"batch_id": batch_id, "insert": [[0, 1]]}).json()
+            assert again["duplicate"] is True
+            assert {k: again[k] for k in answer} == answer
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def _batch(rng: random.Random, n: int, size: int) -> list[list[int]]:
+    out = []
+    while len(out) < size:
+        u, v = rng.randrange(n), rng.randrange(n)
+        if u != v:
+            out.append([u, v])
+    return out
+
+
+@pytest.fixture
+def start(ray_address, tmp_path):
+    """start(data_dir) -> a running service joining the session's Ray; all stopped after the test."""
+    started = []
+
+    def _start(data_dir, **env: str) -> ServiceProcess:
+        svc = ServiceProcess(data_dir, ray_address, tmp_path / "serve.log", **env)
+        svc.start()
+        started.append(svc)
+        return svc
+    yield _start
+    for svc in started:
+        svc.stop()
+
+
+def _restart(svc: ServiceProcess) -> None:
+    svc.kill9()
+    svc.start()
+
+
+def test_full_disk_refuses_batches_changes_nothing_and_recovers(start, small_disk):
+    svc = start(small_disk.path / "data")
+    s = Session(svc)
+    tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
+    rng = random.Random(1)
+    for i in range(4):
+        assert s.push(f"a{i}", _batch(rng, 400, 2000)).status_code == 200
+    small_disk.fill()
+    for i in range(3):
+        r = s.push(f"full{i}", _batch(rng, 400, 2000))
+        assert r.status_code == 503 and "No space left" in r.json()["detail"]
+    ready = s.call("GET", "/readyz")
+    assert ready.status_code == 503 and "not writable" in ready.json()["detail"]
+    s.check(tri)  # memory did not run ahead of the log
+    small_disk.make_room()
+    s.wait_ready(10)
+    for i in range(2):
+        assert s.push(f"b{i}", _batch(rng, 400, 2000)).status_code == 200
+    _restart(svc)
+    s.check(tri)
+    for batch_id in sorted(s.refused):  # never applied: a retry is a new version
+        insert = s.refused[batch_id]
+        r = s.push(batch_id, insert)
+        assert r.status_code == 200 and "duplicate" not in r.json()
+    s.check(tri)
+    s.close()
+
+
+def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp_path):
+    svc = start(tmp_path / "data")
+    s = Session(svc)
+    tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
+    s.call("POST", "/v1/patterns", json={"name": "4-clique"})
+    rng = random.Random(2)
+    began = time.perf_counter()
+    assert s.push("warm", _batch(rng, 120, 3000)).status_code == 200
+    seconds = time.perf_counter() - began
+    for attempt, share in enumerate((0.2, 0.6, 0.95, 1.1)):
+        batch_id, insert = f"k{attempt}", _batch(rng, 120, 3000)
+        worker_pids = [w["pid"] for w in s.call("GET", "/v1/cluster").json()["workers"]]
+        post = threading.Thread(target=lambda b=batch_id, i=insert: _post_quietly(svc.url, b, i))
+        post.start()
+        time.sleep(seconds * share)
+        svc.kill9()
+        post.join(30)
+        logged = _log_bytes(svc.data_dir)
+        time.sleep(1.0)
+        assert _log_bytes(svc.data_dir) == logged  # nothing committed after the API was gone
+        assert not [pid for pid in worker_pids if _alive(pid)]
+        svc.start()
+        s.settle(batch_id, insert)
+        s.check(tri)
+    s.close()
+
+
+def test_scheduler_killed_alone_is_restarted_from_the_log(start, tmp_path):
+    svc = start(tmp_path / "data")
+    s = Session(svc)
+    tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
+    rng = random.Random(3)
+    for i in range(3):
+        assert s.push(f"a{i}", _batch(rng, 80, 500)).status_code == 200
+    os.kill(s.call("GET", "/v1/cluster").json()["scheduler_pid"], signal.SIGKILL)
+    insert = _batch(rng, 80, 500)
+    r = s.push("in-doubt", insert)
+    assert r.status_code in (200, 503)
+    s.wait_ready(60)
+    s.settle("in-doubt", insert)
+    s.check(tri)
+    s.close()
+
+
+def test_a_worker_killed_again_and_again_is_recreated_every_time(start, tmp_path):
+    svc = start(tmp_path / "data")
+    s = Session(svc)
+    tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
+    rng = random.Random(4)
+    for i in range(7):
+        os.kill(s.call("GET", "/v1/cluster").json()["workers"][0]["pid"], signal.SIGKILL)
+        insert = _batch(rng, 60, 200)
+        if s.push(f"w{i}", insert).status_code != 200:
+            s.settle(f"w{i}", insert)
+    s.wait_ready(30)
+    assert s.call("GET", "/v1/cluster").json()["workers"][0]["rebuilds"] >= 7
+    s.check(tri)
+    s.close()
+
+
+def _post_quietly(url: str, batch_id: str, insert: list) -> None:
+    """A POST whose service is killed under it: any answer, or none, is fine."""
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.post(f"{url}/v1/updates", json={"batch_id": batch_id, "insert": insert}, timeout=30)
+
+
+def _log_bytes(data_dir) -> int:
+    return sum(p.stat().st_size for p in data_dir.glob("log-*.bin"))
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
