@@ -145,20 +145,24 @@ def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp
     s.call("POST", "/v1/patterns", json={"name": "4-clique"})
     rng = random.Random(2)
     began = time.perf_counter()
-    assert s.push("warm", _batch(rng, 120, 3000)).status_code == 200
-    seconds = time.perf_counter() - began
-    for attempt, share in enumerate((0.2, 0.6, 0.95, 1.1)):
+    warm = s.push("warm", _batch(rng, 120, 3000))
+    latency, engine = time.perf_counter() - began, warm.json()["elapsed_ms"] / 1e3
+    # kill while the API parses, in the middle and at the end of the workers' share, and
+    # around the append and the answer
+    delays = (0.5 * (latency - engine), latency - engine / 2, latency - engine / 10, latency + 0.02)
+    for attempt, delay in enumerate(delays):
         batch_id, insert = f"k{attempt}", _batch(rng, 120, 3000)
-        worker_pids = [w["pid"] for w in s.call("GET", "/v1/cluster").json()["workers"]]
+        info = s.call("GET", "/v1/cluster").json()
+        actor_pids = [info["scheduler_pid"]] + [w["pid"] for w in info["workers"]]
         post = threading.Thread(target=lambda b=batch_id, i=insert: _post_quietly(svc.url, b, i))
         post.start()
-        time.sleep(seconds * share)
+        time.sleep(max(delay, 0.0))
         svc.kill9()
         post.join(30)
         logged = _log_bytes(svc.data_dir)
         time.sleep(1.0)
         assert _log_bytes(svc.data_dir) == logged  # nothing committed after the API was gone
-        assert not [pid for pid in worker_pids if _alive(pid)]
+        assert not [pid for pid in actor_pids if _alive(pid)]  # the scheduler and workers ended with it
         svc.start()
         s.settle(batch_id, insert)
         s.check(tri)
