@@ -219,3 +219,29 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_damaged_log_stops_the_start_until_repair_keeps_a_copy_and_cuts(start, ray_address, tmp_path):
+    svc = start(tmp_path / "data")
+    s = Session(svc)
+    rng = random.Random(5)
+    for i in range(3):
+        assert s.push(f"a{i}", _batch(rng, 50, 100)).status_code == 200
+    svc.stop()
+    segment = max((p for p in svc.data_dir.glob("log-*.bin") if p.stat().st_size), key=lambda p: p.name)
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # inside the second batch record, with the third after it
+    segment.write_bytes(bytes(data))
+    broken = ServiceProcess(svc.data_dir, ray_address, tmp_path / "broken.log")
+    broken.launch()
+    detail, deadline = "", time.monotonic() + 60
+    while "LogCorruptError" not in detail and time.monotonic() < deadline:
+        time.sleep(0.3)
+        with contextlib.suppress(httpx.TransportError):
+            detail = Session(broken).call("GET", "/readyz").json()["detail"]
+    broken.stop()
+    assert "LogCorruptError" in detail and "offset" in detail and "--repair" in detail
+    assert segment.read_bytes() == bytes(data)
+    repaired = start(svc.data_dir, DELTAMATCH_REPAIR="1")
+    assert Session(repaired).call("GET", "/v1/cluster").json()["graph"]["version"] == 1
+    assert [p.read_bytes() for p in svc.data_dir.glob("log-*.bin.corrupt-*")] == [bytes(data)]
