@@ -6,8 +6,8 @@ replica and a new boot id, so its first call fails with `StaleWorkerError` and t
 scheduler rebuilds it from snapshot + log before retrying.  Batches carry their
 version: a version already applied is not applied again (`execute` answers from its
 cache, `apply_only` does nothing).  A worker ends with its owner process (the API,
-see `lifeline`), and answers `ping` while a call runs (two threads), so readiness
-checks do not wait for a batch.
+see `lifeline`), and answers `ping` in a concurrency group of its own, so readiness
+checks do not wait for a batch (every other call runs on the one default thread).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Worker:
         self.incarnation = 0
         self._last: BatchResult | None = None
 
+    @ray.method(concurrency_group="health")
     def ping(self) -> str:
         """The current boot id (changes whenever the actor restarts)."""
         return self.boot_id
@@ -100,6 +101,6 @@ def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float 
                        max_restarts: int = -1, owner: OwnerProcess | None = None) -> list:
     """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed);
     Ray restarts each up to `max_restarts` times (-1: always)."""
-    cls = ray.remote(Worker).options(num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts,
-                                     max_task_retries=0, max_concurrency=2)
+    cls = ray.remote(concurrency_groups={"health": 1})(Worker).options(
+        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0)
     return [cls.remote(backend, owner) for _ in range(num_workers)]

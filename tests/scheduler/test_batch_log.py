@@ -4,6 +4,8 @@ appends cut off (real ENOSPC on a small tmpfs), snapshots, batch_id index."""
 from __future__ import annotations
 
 import errno
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -165,3 +167,29 @@ def test_a_second_log_on_the_same_directory_is_refused(tmp_path):
         BatchLog(tmp_path, lock_timeout=0.2).recover()
     first.close()
     BatchLog(tmp_path).recover()
+
+
+def test_failed_append_past_the_file_size_limit_is_cut_off(tmp_path):
+    """Real EFBIG: RLIMIT_FSIZE is per process, so the appends run in a child."""
+    code = f"""
+import errno, resource, signal
+import numpy as np
+from deltamatch.scheduler.batch_log import BatchLog, LogWriteError, Record
+def batch(v, pairs):
+    header = {{"kind": "batch", "version": v, "batch_id": f"b{{v}}", "answer": {{"deltas": {{}}}}}}
+    return Record(header, pairs)
+log = BatchLog({str(tmp_path)!r})
+log.recover()
+log.append(batch(1, np.array([[1, 2]])))
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, resource.RLIM_INFINITY))
+try:
+    log.append(batch(2, np.arange(20000).reshape(-1, 2)))
+except LogWriteError as exc:
+    print("efbig" if exc.errno == errno.EFBIG else exc)
+log.append(batch(2, np.array([[2, 3]])))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "efbig", done.stderr
+    state = BatchLog(tmp_path).recover()
+    assert [r.insert.tolist() for r in state.batches()] == [[[1, 2]], [[2, 3]]]
