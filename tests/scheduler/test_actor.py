@@ -75,6 +75,15 @@ def test_worker_killed_between_batches_is_rebuilt(shared, make_core):
     assert ray.get(shared.cluster.remote())["workers"][0]["rebuilds"] == 1
 
 
+def test_worker_that_ray_will_not_restart_is_replaced_by_a_new_actor(shared):
+    reg = ray.get(shared.register.remote("triangle"))
+    handles = ray.get(shared.worker_handles.remote())
+    ray.kill(handles[1], no_restart=True)  # dead for good: only a new actor can take its share
+    answer, _ = ray.get(shared.apply.remote(np.array([[300, 301], [301, 302], [300, 302]]), None))
+    assert answer["deltas"][str(reg["id"])]["added"] == 1
+    assert ray.get(shared.health.remote()) == {"ready": True, "detail": None}
+
+
 def test_worker_killed_mid_batch_completes_the_batch_once(ray_address, tmp_path, make_core):
     sched = _scheduler(tmp_path)
     local = make_core(replicas=1)
