@@ -389,8 +389,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return JSONResponse({"detail": f"internal error (request id {request_id})"}, 500,
                             headers={"X-Request-ID": request_id})
 
-    read_errors = errors(503)
-    write_errors = errors(400, 401, 413, 422, 503)
+    read_errors = errors(500, 503)
+    write_errors = errors(400, 401, 413, 422, 500, 503)
 
     # health -----------------------------------------------------------------------
     @app.get("/healthz", tags=["health"], response_model=Health)
@@ -476,14 +476,15 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return desc
 
     @app.get("/v1/patterns/{pid}", tags=["patterns"], response_model=None,
-             responses={200: {"model": PatternInfo}, **errors(404, 422, 503)})
+             responses={200: {"model": PatternInfo}, **errors(404, 422, 500, 503)})
     async def get_pattern(pid: int) -> dict:
         """One pattern: its analysis, current version and total."""
         svc.need_ready()
         return await _pattern_or_404(pid)
 
     @app.delete("/v1/patterns/{pid}", tags=["patterns"], dependencies=[Depends(require_token)],
-                response_model=None, responses={200: {"model": PatternDeleted}, **errors(401, 404, 422, 503)})
+                response_model=None,
+                responses={200: {"model": PatternDeleted}, **errors(401, 404, 422, 500, 503)})
     async def delete_pattern(pid: int) -> dict:
         """Remove a pattern; its streams end."""
         svc.need_ready()
@@ -495,7 +496,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return {"id": pid, "deleted": True}
 
     @app.get("/v1/patterns/{pid}/matches", tags=["patterns"], response_model=None,
-             responses={200: {"model": Matches}, **errors(404, 422, 503)})
+             responses={200: {"model": Matches}, **errors(404, 422, 500, 503)})
     async def matches(pid: int, limit: int = Query(1000, ge=0, le=100_000),
                       offset: int = Query(0, ge=0)) -> dict:
         """The current matches in listed form, sorted; a page of `limit` from `offset`."""
@@ -539,7 +540,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return await _apply("batch", insert, delete, batch_id)
 
     @app.post("/v1/graph/load", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
-              responses={200: {"model": BatchAnswer}, **errors(400, 401, 403, 413, 422, 503)},
+              responses={200: {"model": BatchAnswer}, **errors(400, 401, 403, 413, 422, 500, 503)},
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": LoadRequest.model_json_schema()},
                   "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}})
@@ -580,7 +581,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.get("/v1/patterns/{pid}/deltas", tags=["streams"], response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
                               "description": "Server-Sent Events: `delta` and `reset` events"},
-                        **errors(404, 422, 503)})
+                        **errors(404, 422, 500, 503)})
     async def deltas(pid: int, request: Request, since: int | None = Query(None, ge=0),
                      matches: bool = True, max_matches: int | None = Query(None, ge=0)):
         """Server-Sent Events, one `delta` event per version (`id:` = version); resume with

@@ -14,6 +14,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from deltamatch.service.app import create_app
+from deltamatch.service.config import ServiceConfig
 from tests.service.conftest import ServiceProcess
 
 pytestmark = pytest.mark.timeout(300)
@@ -79,3 +81,19 @@ def test_every_answer_is_declared_and_none_is_a_server_error(own_service):
             failures[f"{operation.method.upper()} {operation.path}"] = str(exc)[:2000]
     assert failures == {}
     assert len(statuses) >= 60 and {200, 404, 422} <= set(statuses)
+
+
+def test_the_document_declares_the_error_model_and_the_real_content_types():
+    doc = create_app(ServiceConfig()).openapi()
+    for path, operations in doc["paths"].items():
+        for method, op in operations.items():
+            for status, answer in op["responses"].items():
+                if status.startswith(("4", "5")):
+                    ref = answer["content"]["application/json"]["schema"]["$ref"]
+                    assert ref.rsplit("/", 1)[1] in ("ErrorDetail", "NotReady"), (method, path, status)
+    assert doc["components"]["schemas"]["ErrorDetail"]["properties"] == {"detail": {"title": "Detail",
+                                                                                   "type": "string"}}
+    assert list(doc["paths"]["/metrics"]["get"]["responses"]["200"]["content"]) == ["text/plain"]
+    stream = doc["paths"]["/v1/patterns/{pid}/deltas"]["get"]["responses"]["200"]["content"]
+    assert list(stream) == ["text/event-stream"]
+    assert "HTTPValidationError" not in doc["components"]["schemas"]
