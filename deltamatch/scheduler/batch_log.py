@@ -303,13 +303,19 @@ class BatchLog:
 
     # writing ------------------------------------------------------------------
     def _open_segment(self, seq: int) -> None:
+        """Switch appends to segment `seq`; on failure the current segment stays open."""
+        if self._fd is not None:
+            self._cut_torn_tail()
+        fd = os.open(self.dir / f"log-{seq:08d}.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            _fsync_dir(self.dir)
+        except OSError:
+            os.close(fd)
+            raise
         self._close_segment()
-        self.seq = seq
-        path = self.dir / f"log-{seq:08d}.bin"
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self._durable_size = os.fstat(self._fd).st_size
+        self._fd, self.seq = fd, seq
+        self._durable_size = os.fstat(fd).st_size
         self._torn = False
-        _fsync_dir(self.dir)
 
     def _close_segment(self) -> None:
         if self._fd is not None:
@@ -385,7 +391,9 @@ class BatchLog:
     def write_snapshot(self, snap: Snapshot) -> None:
         """Start a new segment, write `snap` durably, then drop what it covers.
 
-        `snap` must describe the state after every record appended so far.
+        `snap` must describe the state after every record appended so far.  When it fails
+        (disk full), the log alone still holds everything, and the next attempt is due
+        after as many batches again.
         """
         self._open_segment(self.seq + 1)
         snap.next_seq = self.seq
@@ -406,7 +414,9 @@ class BatchLog:
                 f.flush()
                 os.fsync(f.fileno())
         except BaseException:
-            tmp.unlink(missing_ok=True)  # give the room back; the log still holds everything
+            tmp.unlink(missing_ok=True)  # give the room back
+            self.bytes_since_snapshot = 0
+            self.batches_since_snapshot = 0
             raise
         os.replace(tmp, final)
         _fsync_dir(self.dir)

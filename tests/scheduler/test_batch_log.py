@@ -193,3 +193,19 @@ log.append(batch(2, np.array([[2, 3]])))
     assert done.stdout.strip() == "efbig", done.stderr
     state = BatchLog(tmp_path).recover()
     assert [r.insert.tolist() for r in state.batches()] == [[[1, 2]], [[2, 3]]]
+
+
+def test_snapshot_on_a_full_disk_fails_cleanly_and_the_log_goes_on(small_disk):
+    log = BatchLog(small_disk.path)
+    log.recover()
+    log.append(_batch(1, "b1"))
+    small_disk.fill()
+    big = Snapshot(version=1, external=np.arange(500_000), edges=np.zeros((0, 2), np.int64))
+    with pytest.raises(OSError):
+        log.write_snapshot(big)
+    assert not list(small_disk.path.glob(".snapshot-*")) and log.batches_since_snapshot == 0
+    small_disk.make_room()
+    log.append(_batch(2, "b2"))
+    log.close()
+    state = BatchLog(small_disk.path).recover()
+    assert state.snapshot.version == 0 and [r.header["version"] for r in state.batches()] == [1, 2]
