@@ -138,8 +138,14 @@ def test_full_disk_refuses_batches_changes_nothing_and_recovers(start, small_dis
     s.close()
 
 
-def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp_path):
-    svc = start(tmp_path / "data")
+# A service joining a Ray cluster (the session's) and one that starts its own: kill -9 of an embedded
+# Ray's process group takes the raylet along, and nothing but the actors' lifeline ends them at once.
+RAY_MODES = {"joined": {}, "embedded": {"RAY_ADDRESS": "", "DELTAMATCH_RAY_NUM_CPUS": "2"}}
+
+
+@pytest.mark.parametrize("ray_mode", sorted(RAY_MODES))
+def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp_path, ray_mode):
+    svc = start(tmp_path / "data", **RAY_MODES[ray_mode])
     s = Session(svc)
     tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
     s.call("POST", "/v1/patterns", json={"name": "4-clique"})
@@ -148,9 +154,9 @@ def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp
     warm = s.push("warm", _batch(rng, 120, 3000))
     latency, engine = time.perf_counter() - began, warm.json()["elapsed_ms"] / 1e3
     # kill while the API parses, in the middle and at the end of the workers' share, and
-    # around the append and the answer
+    # around the append and the answer (each restart of an embedded Ray costs ~10 s: two kills)
     delays = (0.5 * (latency - engine), latency - engine / 2, latency - engine / 10, latency + 0.02)
-    for attempt, delay in enumerate(delays):
+    for attempt, delay in enumerate(delays if ray_mode == "joined" else delays[1:3]):
         batch_id, insert = f"k{attempt}", _batch(rng, 120, 3000)
         info = s.call("GET", "/v1/cluster").json()
         actor_pids = [info["scheduler_pid"]] + [w["pid"] for w in info["workers"]]
@@ -158,11 +164,11 @@ def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp
         post.start()
         time.sleep(max(delay, 0.0))
         svc.kill9()
-        post.join(30)
         logged = _log_bytes(svc.data_dir)
         time.sleep(1.0)
         assert _log_bytes(svc.data_dir) == logged  # nothing committed after the API was gone
         assert not [pid for pid in actor_pids if _alive(pid)]  # the scheduler and workers ended with it
+        post.join(30)
         svc.start()
         s.settle(batch_id, insert)
         s.check(tri)
