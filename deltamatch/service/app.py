@@ -187,7 +187,8 @@ class Service:
         except RayTaskError as exc:
             cause = exc.cause
             if isinstance(cause, LogWriteError):
-                raise HTTPException(503, f"data directory: {cause.strerror}; nothing was applied, "
+                why = os.strerror(cause.errno) if cause.errno else cause.strerror
+                raise HTTPException(503, f"data directory: {why}; nothing was applied, "
                                          "retry once the disk takes writes again") from exc
             if isinstance(cause, ValueError):
                 raise HTTPException(422, str(cause)) from exc
