@@ -1,6 +1,6 @@
 """Fault injection on a real service (uvicorn + Ray scheduler + 2 worker actors) with real OS
-errors and real process deaths: a full disk mid-stream, kill -9 of the service at random points
-of a batch, the scheduler actor killed alone, one worker killed again and again.
+errors and real process deaths: a full disk mid-stream, kill -9 of the service at points spread
+over a batch, the scheduler actor killed alone, one worker killed again and again, a damaged log.
 
 After each: the version counts exactly the acknowledged batches, the graph and totals match
 an independent recount, every acknowledged batch_id answers `duplicate: true` with its
@@ -144,7 +144,7 @@ RAY_MODES = {"joined": {}, "embedded": {"RAY_ADDRESS": "", "DELTAMATCH_RAY_NUM_C
 
 
 @pytest.mark.parametrize("ray_mode", sorted(RAY_MODES))
-def test_kill9_at_random_points_of_a_batch_loses_nothing_acknowledged(start, tmp_path, ray_mode):
+def test_kill9_at_any_point_of_a_batch_loses_nothing_and_commits_nothing_after(start, tmp_path, ray_mode):
     svc = start(tmp_path / "data", **RAY_MODES[ray_mode])
     s = Session(svc)
     tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
