@@ -179,16 +179,25 @@ def test_scheduler_killed_alone_is_restarted_from_the_log(start, tmp_path):
     svc = start(tmp_path / "data")
     s = Session(svc)
     tri = s.call("POST", "/v1/patterns", json={"name": "triangle"}).json()["id"]
+    s.call("POST", "/v1/patterns", json={"name": "4-clique"})
     rng = random.Random(3)
     for i in range(3):
         assert s.push(f"a{i}", _batch(rng, 80, 500)).status_code == 200
-    os.kill(s.call("GET", "/v1/cluster").json()["scheduler_pid"], signal.SIGKILL)
-    insert = _batch(rng, 80, 500)
-    r = s.push("in-doubt", insert)
-    assert r.status_code in (200, 503)
-    s.wait_ready(60)
-    s.settle("in-doubt", insert)
-    s.check(tri)
+    for mid_batch in (False, True):
+        batch_id, insert = f"in-doubt-{mid_batch}", _batch(rng, 120, 3000)
+        scheduler = s.call("GET", "/v1/cluster").json()["scheduler_pid"]
+        post = threading.Thread(target=s.push, args=(batch_id, insert))
+        if mid_batch:
+            post.start()
+            time.sleep(0.3)
+        os.kill(scheduler, signal.SIGKILL)
+        if not mid_batch:
+            post.start()
+        post.join(60)
+        assert batch_id in s.acked or batch_id in s.refused
+        s.wait_ready(60)
+        s.settle(batch_id, insert)
+        s.check(tri)
     s.close()
 
 
