@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-gpus-per-worker", type=float,
                         help="GPUs each worker asks Ray for; fractions share a card (default 1 with a GPU)")
     parser.add_argument("--policy", help="task allocation policy (default calibrated; env DELTAMATCH_POLICY)")
+    parser.add_argument("--repair", action="store_true", default=None,
+                        help="when the batch log holds a damaged record followed by intact ones, keep a "
+                             "copy of the segment and cut it at the damage (default: refuse to start)")
     parser.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
 
 
@@ -33,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     config = ServiceConfig.from_env(host=args.host, port=args.port, workers=args.workers,
                                     data_dir=args.data_dir, backend=args.backend,
-                                    num_gpus_per_worker=args.num_gpus_per_worker, policy=args.policy)
+                                    num_gpus_per_worker=args.num_gpus_per_worker, policy=args.policy,
+                                    repair=args.repair)
     busy = port_in_use(config.host, config.port)
     if busy:  # before Ray starts: nothing to wait for, nothing left behind
         print(f"deltamatch serve: cannot listen on {config.host}:{config.port}: {busy}", file=sys.stderr)

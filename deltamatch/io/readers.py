@@ -11,14 +11,20 @@ names (str pairs; every id is then a name, "42" included).  `columns` picks the 
 columns by position, or by header name, in which case the first row is the header.
 CSV (`,`) and TSV (`.tsv`, or tab-separated rows of names) fields may be quoted.  A CSV
 or TSV whose first row is not integers while the second is has that row as a header.
+
+Size limits hold before the work is done: gzip is inflated in chunks and stopped at
+`max_bytes`, and the sizes that `.npy` and Matrix Market headers declare are checked
+against `max_edges` (and against the bytes actually present) before anything is
+allocated; exceeding a limit raises `EdgeFileTooLarge`.
 """
 
 from __future__ import annotations
 
 import csv
-import gzip
 import io
+import re
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +39,10 @@ _COMMENTS = ("#", "%")
 
 class EdgeFileError(ValueError):
     """An edge file that cannot be read; the message names the file (and line)."""
+
+
+class EdgeFileTooLarge(EdgeFileError):
+    """An edge file over a size limit (inflated bytes, or the edges a header declares)."""
 
 
 @dataclass(frozen=True)
@@ -54,28 +64,34 @@ def read_edges(path: str | Path, columns: Columns = (0, 1)) -> np.ndarray:
     return read_edge_file(path, columns).pairs
 
 
-def read_edge_file(path: str | Path, columns: Columns = (0, 1)) -> EdgeFile:
-    """Read an edge file of any supported format, sniffing gzip and the format from content."""
+def read_edge_file(path: str | Path, columns: Columns = (0, 1), *, max_bytes: int | None = None,
+                   max_edges: int | None = None) -> EdgeFile:
+    """Read an edge file of any supported format, sniffing gzip and the format from content;
+    limits as in `parse_edges` (`max_bytes` also bounds the file itself)."""
     path = Path(path)
     try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise EdgeFileTooLarge(f"{path}: {path.stat().st_size} bytes exceed the limit of {max_bytes}")
         data = path.read_bytes()
     except OSError as exc:
         raise EdgeFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_edges(data, str(path), columns)
+    return parse_edges(data, str(path), columns, max_bytes=max_bytes, max_edges=max_edges)
 
 
-def parse_edges(data: bytes, name: str = "<input>", columns: Columns = (0, 1)) -> EdgeFile:
+def parse_edges(data: bytes, name: str = "<input>", columns: Columns = (0, 1), *,
+                max_bytes: int | None = None, max_edges: int | None = None) -> EdgeFile:
     """Parse edge-file content (possibly gzip-compressed); `name` labels error messages,
-    `columns` picks the id columns of text files (module docstring)."""
+    `columns` picks the id columns of text files (module docstring).
+
+    `max_bytes` bounds the inflated size of gzip data, `max_edges` the edge records a
+    `.npy` or Matrix Market header may declare (`EdgeFileTooLarge`).
+    """
     if data.startswith(_GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise EdgeFileError(f"{name}: corrupt gzip data: {exc}") from exc
+        data = _gunzip(data, name, max_bytes)
     if data.startswith(_NPY_MAGIC):
-        raw, fmt = _parse_npy(data, name), "npy"
+        raw, fmt = _parse_npy(data, name, max_edges), "npy"
     elif data.lstrip().startswith(_MM_MAGIC):
-        raw, fmt = _parse_mtx(data, name), "mtx"
+        raw, fmt = _parse_mtx(data, name, max_edges), "mtx"
     else:
         try:
             text = data.decode("utf-8")
@@ -84,6 +100,34 @@ def parse_edges(data: bytes, name: str = "<input>", columns: Columns = (0, 1)) -
         fmt = _text_format(text, name)
         raw = _parse_text(text, name, {"csv": ",", "tsv": "\t", "snap": None}[fmt], columns)
     return _simple(raw, fmt)
+
+
+def _gunzip(data: bytes, name: str, max_bytes: int | None) -> bytes:
+    """Inflate gzip data (concatenated members too) chunk by chunk, stopping past `max_bytes`."""
+    out, size, chunk = [], 0, 1 << 20
+    while data:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            while data:
+                piece = inflater.decompress(data, chunk)
+                data = inflater.unconsumed_tail
+                size += len(piece)
+                if max_bytes is not None and size > max_bytes:
+                    raise EdgeFileTooLarge(f"{name}: inflates to more than the limit of {max_bytes} bytes")
+                out.append(piece)
+                if inflater.eof:
+                    break
+            if not inflater.eof:
+                raise EdgeFileError(f"{name}: corrupt gzip data: truncated stream")
+        except zlib.error as exc:
+            raise EdgeFileError(f"{name}: corrupt gzip data: {exc}") from exc
+        data = inflater.unused_data
+    return b"".join(out)
+
+
+def _too_many(name: str, declared: int, max_edges: int | None, what: str) -> None:
+    if max_edges is not None and declared > max_edges:
+        raise EdgeFileTooLarge(f"{name}: {what} declares {declared} edges; the limit is {max_edges}")
 
 
 def _simple(raw: np.ndarray, fmt: str) -> EdgeFile:
@@ -203,7 +247,20 @@ def _scan_text(text: str, name: str, delimiter: str | None, columns: Columns) ->
     return out
 
 
-def _parse_npy(data: bytes, name: str) -> np.ndarray:
+def _parse_npy(data: bytes, name: str, max_edges: int | None) -> np.ndarray:
+    f = io.BytesIO(data)
+    try:
+        major, _ = np.lib.format.read_magic(f)
+        fmt = np.lib.format
+        shape, _, dtype = (fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0)(f)
+    except (ValueError, OSError) as exc:
+        raise EdgeFileError(f"{name}: unreadable .npy file: {exc}") from exc
+    if len(shape) != 2 or shape[1] != 2:
+        raise EdgeFileError(f"{name}: .npy edge arrays must have shape (n, 2), got {shape}")
+    _too_many(name, shape[0], max_edges, "the .npy header")
+    if dtype.hasobject or shape[0] * 2 * dtype.itemsize > len(data) - f.tell():
+        raise EdgeFileError(f"{name}: .npy header declares shape {shape} of {dtype}, "
+                            "more than the file holds")
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError) as exc:
@@ -221,19 +278,33 @@ def _parse_npy(data: bytes, name: str) -> np.ndarray:
     return arr
 
 
-def _parse_mtx(data: bytes, name: str) -> np.ndarray:
+_MTX_SIZE = re.compile(rb"^[ \t]*(\d+)[ \t]+(\d+)(?:[ \t]+(\d+))?[ \t]*$")
+
+
+def _parse_mtx(data: bytes, name: str, max_edges: int | None) -> np.ndarray:
     try:
         import scipy.io
-        import scipy.sparse
     except ImportError as exc:
         raise EdgeFileError(f"{name}: reading Matrix Market files needs scipy (pip install scipy)") from exc
 
+    lines = iter(data.lstrip().splitlines())
+    banner = next(lines).lower().split()
+    if b"coordinate" not in banner:
+        raise EdgeFileError(f"{name}: Matrix Market file is dense ('array'); edge lists need 'coordinate'")
+    size = next((line for line in lines if line.strip() and not line.lstrip().startswith(b"%")), b"")
+    match = _MTX_SIZE.match(size)
+    if match is None or match.group(3) is None:
+        raise EdgeFileError(f"{name}: malformed Matrix Market size line {size[:80]!r}; "
+                            "expected 'rows cols entries'")
+    entries = int(match.group(3))
+    _too_many(name, entries, max_edges, "the Matrix Market header")
+    if entries > len(data) // 4:  # an entry takes at least "u v\n" plus a separator
+        raise EdgeFileError(f"{name}: Matrix Market header declares {entries} entries, "
+                            "more than the file holds")
     try:
         matrix = scipy.io.mmread(io.BytesIO(data))
     except (ValueError, IndexError, TypeError, OSError) as exc:
         raise EdgeFileError(f"{name}: malformed Matrix Market file: {exc}") from exc
-    if not scipy.sparse.issparse(matrix):
-        raise EdgeFileError(f"{name}: Matrix Market file is dense ('array'); edge lists need 'coordinate'")
     coo = matrix.tocoo()
     if coo.shape[0] - 1 > MAX_VERTEX_ID or coo.shape[1] - 1 > MAX_VERTEX_ID:
         raise EdgeFileError(f"{name}: matrix shape {coo.shape} exceeds vertex ids 0..{MAX_VERTEX_ID}")

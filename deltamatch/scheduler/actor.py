@@ -3,32 +3,48 @@
 `Scheduler` owns the worker actors (it is their only caller), the batch log and the
 batch_id index.  A batch is applied, then logged and fsynced, then answered, so an
 acknowledged batch is always on disk and one that crashed mid-way was never
-acknowledged.  `RayWorkerPool` is the `WorkerPool` the core drives: it calls the
-worker actors, and when one dies (or restarted since it was last seen) it rebuilds
-that worker from snapshot + log, redoes the in-flight batch's normalization there,
-and retries the call, so the batch completes once.
+acknowledged.  When the log write fails (disk full, I/O error) the batch is rolled
+back: versions and totals are restored and every worker is rebuilt from the log
+before its next call, so memory never runs ahead of the log; the caller gets
+`LogWriteError` and `health()` reports the log until a write succeeds again.
+
+`RayWorkerPool` is the `WorkerPool` the core drives: it calls the worker actors, and
+when one dies (or restarted since it was last seen) it rebuilds that worker from
+snapshot + log, redoes the in-flight batch's normalization there, and retries the
+call, so the batch completes once.  A worker is rebuilt however often it dies, with
+backoff; one that Ray will not restart is replaced by a new actor.
+
+The scheduler holds the log's writer lock and, given its owner (the API process),
+ends the moment the owner ends and never appends after it (`workers.lifeline`).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import ray
-from ray.exceptions import RayActorError, RayTaskError
+from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Snapshot
+from deltamatch.scheduler.batch_log import BatchLog, LogWriteError, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.warmup import exercise
 from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
+from deltamatch.workers.lifeline import Lifeline, OwnerProcess
 from deltamatch.workers.replica import PatternPlans
 
+log = logging.getLogger("deltamatch.scheduler")
 MAX_ATTEMPTS = 5
+REBUILD_DEADLINE_S = 60.0  # give up on one call's rebuilds after this long (the caller gets 503)
+REPLACE_AFTER_FAILURES = 3  # rebuild attempts on one actor before it is replaced by a new one
 
 
 def _needs_rebuild(exc: BaseException) -> bool:
@@ -44,9 +60,11 @@ class RayWorkerPool(WorkerPool):
     acknowledged state: the snapshot plus every logged batch after it.
     """
 
-    def __init__(self, handles: Sequence, rebuild_source: Callable[[], tuple]):
+    def __init__(self, handles: Sequence, rebuild_source: Callable[[], tuple],
+                 spawn: Callable[[], object] | None = None):
         self.replicas = list(handles)
         self.rebuild_source = rebuild_source
+        self.spawn = spawn
         self.boot: list[str | None] = [None] * len(handles)
         self.plans: dict[int, PatternPlans] = {}
         self.in_flight: tuple | None = None
@@ -98,18 +116,27 @@ class RayWorkerPool(WorkerPool):
         return self._result(w, ref, method, args)
 
     def rebuild(self, w: int) -> None:
-        """Bring worker w to the last acknowledged state (retrying while Ray restarts it)."""
+        """Bring worker w to the last acknowledged state, retrying with backoff while Ray restarts
+        it and replacing an actor that keeps failing (`spawn`); gives up after `REBUILD_DEADLINE_S`."""
         external, edges, version, batches = self.rebuild_source()
-        for attempt in range(MAX_ATTEMPTS):
+        deadline = time.monotonic() + REBUILD_DEADLINE_S
+        delay, failures = 0.1, 0
+        while True:
             try:
                 ref = self.replicas[w].rebuild.remote(external, edges, version, batches, self.plans)
                 self.boot[w] = ray.get(ref)
                 self.rebuilds[w] += 1
                 return
             except RayActorError:
-                if attempt == MAX_ATTEMPTS - 1:
+                failures += 1
+                if time.monotonic() + delay > deadline:
                     raise
-                time.sleep(0.2 * (attempt + 1))
+            if failures % REPLACE_AFTER_FAILURES == 0 and self.spawn is not None:
+                ray.kill(self.replicas[w], no_restart=True)
+                self.replicas[w] = self.spawn()
+                log.warning("worker %d kept failing: replaced by a new actor", w)
+            time.sleep(delay)
+            delay = min(2 * delay, 2.0)
 
     def rebuild_all(self) -> None:
         """Rebuild every worker in parallel (service start)."""
@@ -136,6 +163,17 @@ class ScratchPool(WorkerPool):
     def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
         return ray.get([h.scratch.remote(method, *a)
                         for h, a in zip(self.replicas, args_per_worker, strict=True)])
+
+
+@dataclass(frozen=True)
+class CoreState:
+    """The scheduler core's state before a batch (`Scheduler._roll_back`)."""
+
+    version: int
+    totals: dict[int, tuple[int, int]]  # pattern id -> (total, version)
+    names: VertexNames | None  # a copy of the name table, when the batch may empty it
+    names_kind: str | None
+    names_count: int
 
 
 def _pattern_spec(reg) -> dict:
@@ -166,12 +204,18 @@ class Scheduler:
     def __init__(self, data_dir: str, num_workers: int = 2, backend: str = "auto",
                  num_gpus_per_worker: float = 0.0, list_limit: int = 1000,
                  snapshot_every: int = 1000, snapshot_bytes: int = 256 << 20,
-                 max_restarts: int = 5, policy: str = "calibrated", lock_data_dir: bool = True) -> None:
-        self.log = BatchLog(data_dir, lock=lock_data_dir)
+                 policy: str = "calibrated", owner: OwnerProcess | None = None,
+                 repair: bool = False) -> None:
+        self.lifeline = Lifeline(owner)
+        self.lifeline.exit_with_owner()
+        self.log = BatchLog(data_dir)
+        self.repair = repair
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
-        self.handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, max_restarts)
-        self.pool = RayWorkerPool(self.handles, self._rebuild_source)
+        handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, owner=owner)
+        self.pool = RayWorkerPool(
+            handles, self._rebuild_source,
+            spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner)[0])
         self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy)
         self.lock = threading.Lock()
         self._ready = False
@@ -182,6 +226,7 @@ class Scheduler:
         self._devices_at: list[int] = []
         self.in_flight_version: int | None = None
         self.recovered: dict = {}
+        self.log_error: str | None = None  # the last failed append, until a write succeeds again
         self._graph_stats = {"vertices": 0, "edges": 0, "max_degree": 0}
         self.started_at = time.time()
 
@@ -191,7 +236,7 @@ class Scheduler:
         engine path (`warmup.exercise`); then ready."""
         with self.lock:
             t0 = time.perf_counter()
-            state = self.log.recover()
+            state = self.log.recover(repair=self.repair)
             self._state = state
             self._snapshot = state.snapshot
             self.batch_ids = state.batch_ids
@@ -204,9 +249,9 @@ class Scheduler:
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
             warm = time.perf_counter()
-            exercise(SchedulerCore(ScratchPool(self.handles), policy=self.core.policy))
-            ray.get([h.drop_scratch.remote() for h in self.handles])
-            self.devices = ray.get([h.info.remote() for h in self.handles])
+            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy))
+            ray.get([h.drop_scratch.remote() for h in self.pool.replicas])
+            self.devices = ray.get([h.info.remote() for h in self.pool.replicas])
             self._devices_at = list(self.pool.rebuilds)
             self.recovered = {
                 "version": state.version,
@@ -228,14 +273,44 @@ class Scheduler:
     def ready(self) -> bool:
         return self._ready
 
+    def health(self, timeout: float = 2.0) -> dict:
+        """Readiness: `{"ready", "detail"}`; ready once started, with the log writable (a failed
+        append is re-checked by a probe write) and every worker answering a ping in `timeout` s."""
+        problems = []
+        if not self._ready:
+            problems.append("the scheduler is starting")
+        if self.log_error is not None and self.lock.acquire(blocking=False):
+            try:
+                self.log.probe()
+                self.log_error = None
+            except OSError as exc:
+                self.log_error = f"data directory not writable: {exc.strerror or exc}"
+            finally:
+                self.lock.release()
+        if self.log_error is not None:
+            problems.append(self.log_error)
+        refs = [h.ping.remote() for h in self.pool.replicas]
+        for w, ref in enumerate(refs):
+            try:
+                ray.get(ref, timeout=timeout)
+            except GetTimeoutError:
+                problems.append(f"worker {w} did not answer within {timeout:g} s")
+            except RayActorError:
+                problems.append(f"worker {w} is down")
+        return {"ready": not problems, "detail": "; ".join(problems) or None}
+
     # patterns -----------------------------------------------------------------
     def register(self, edges, induced: bool = False, name: str | None = None) -> dict:
         """Register a pattern (edge list or built-in name); logged before the answer."""
         pattern = parse_pattern(edges, induced, name)
         with self.lock:
             reg = self.core.register(pattern)
-            self._append(Record({"kind": "register", "pattern_id": reg.id, "pattern": _pattern_spec(reg),
-                                 "version": self.core.version}))
+            try:
+                self._append(Record({"kind": "register", "pattern_id": reg.id,
+                                     "pattern": _pattern_spec(reg), "version": self.core.version}))
+            except LogWriteError:
+                self.core.unregister(reg.id)
+                raise
             return reg.describe()
 
     def unregister(self, pattern_id: int) -> bool:
@@ -243,9 +318,9 @@ class Scheduler:
         with self.lock:
             if pattern_id not in self.core.patterns:
                 return False
-            self.core.unregister(pattern_id)
             self._append(Record({"kind": "unregister", "pattern_id": pattern_id,
                                  "version": self.core.version}))
+            self.core.unregister(pattern_id)
             return True
 
     def patterns(self) -> list[dict]:
@@ -285,6 +360,7 @@ class Scheduler:
         with self.lock:
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
+            before = self._core_state(full_names=kind == "clear")
             self.in_flight_version = self.core.version + 1
             try:
                 if kind == "batch":
@@ -300,10 +376,16 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
-            if kind == "clear":
-                self.snapshot()
-            else:
-                self._log_batch(kind, outcome, answer, batch_id)
+            try:
+                if kind == "clear":
+                    self.snapshot()
+                else:
+                    self._log_batch(kind, outcome, answer, batch_id)
+            except OSError as exc:  # LogWriteError, or the clear's snapshot: nothing may stay applied
+                self._roll_back(before)
+                if isinstance(exc, LogWriteError):
+                    raise
+                raise LogWriteError(f"data directory: {exc.strerror or exc}") from exc
             if batch_id is not None:
                 self.log.remember(self.batch_ids, batch_id, answer)
             events = {
@@ -326,13 +408,45 @@ class Scheduler:
         self._append(Record(header, *encoded.pairs))
 
     def _append(self, record: Record) -> None:
-        self.log.append(record)
+        """Log `record` durably; never after the owner is gone (nobody would get the answer)."""
+        if not self.lifeline.alive():
+            os._exit(1)
+        try:
+            self.log.append(record)
+        except LogWriteError as exc:
+            self.log_error = str(exc)
+            raise
+        self.log_error = None
         self._state.records.append(record)
+
+    def _core_state(self, full_names: bool) -> CoreState:
+        """What `_roll_back` restores: version, totals and the name table (its length, or for a
+        clear, which empties it, a copy)."""
+        names = self.core.names
+        return CoreState(self.core.version,
+                         {pid: (r.total, r.version) for pid, r in self.core.patterns.items()},
+                         VertexNames(names.kind, names.names) if full_names else None,
+                         names.kind, len(names))
+
+    def _roll_back(self, before: CoreState) -> None:
+        """Undo an applied batch whose record was not logged: the core's version, totals and
+        names are restored, and every worker is rebuilt from the log before its next call."""
+        self.core.version = before.version
+        for pid, (total, at) in before.totals.items():
+            self.core.patterns[pid].total, self.core.patterns[pid].version = total, at
+        if before.names is not None:
+            self.core.names = before.names
+        else:
+            self.core.names.truncate(before.names_kind, before.names_count)
+        self.pool.invalidate_all()
 
     def _maybe_snapshot(self) -> None:
         if (self.log.batches_since_snapshot >= self.snapshot_every
                 or self.log.bytes_since_snapshot >= self.snapshot_bytes):
-            self.snapshot()
+            try:
+                self.snapshot()
+            except Exception:  # the batch is logged already: the log alone recovers it
+                log.exception("snapshot failed; the log keeps growing until one succeeds")
 
     def snapshot(self) -> int:
         """Write a snapshot of the current state now; returns its version."""
@@ -375,11 +489,11 @@ class Scheduler:
             })
         return {"workers": workers, "graph": dict(self._graph_stats, version=self.core.version),
                 "patterns": len(self.core.patterns), "in_flight_version": self.in_flight_version,
-                "recovered": self.recovered, "ready": self._ready}
+                "recovered": self.recovered, "ready": self._ready, "scheduler_pid": os.getpid()}
 
     def worker_handles(self) -> list:
         """The worker actor handles (for tests and operators: `ray.kill` one to test recovery)."""
-        return list(self.handles)
+        return list(self.pool.replicas)
 
 
 def make_scheduler_actor(data_dir: str, **options):

@@ -187,6 +187,17 @@ class VertexNames:
         if encoded.new_names:
             self._array = None
 
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def truncate(self, kind: str | None, count: int) -> None:
+        """Forget the names past the first `count` and set `kind` back (a batch undone)."""
+        for name in self._names[count:]:
+            del self._code[name]
+        del self._names[count:]
+        self.kind = kind
+        self._array = None
+
     def reset(self) -> None:
         """Forget every name and the kind (the graph was cleared)."""
         self.kind, self._names, self._code, self._array = None, [], {}, None

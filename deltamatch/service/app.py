@@ -2,19 +2,27 @@
 
 One uvicorn worker per service: this process is the only Ray driver and holds the
 delta streams.  Batches are parsed with numpy in one pass (no per-edge models); the
-pydantic models below exist for the small requests and for the OpenAPI document.
-Every mutating call takes the service's single async lock, so versions are answered
-and published in order.
+pydantic models of `schemas` check the small requests and describe every route in the
+OpenAPI document.  Every mutating call takes the service's single async lock, so
+versions are answered and published in order.
+
+Every answer is JSON (`{"detail": ...}` for errors), failures included: a body is read
+only after the token is checked and only up to the byte limit; a failed log write
+answers 503 (nothing applied, /readyz not ready until the disk takes writes again);
+a scheduler that died is restarted from the log while calls answer 503; anything
+unexpected is a logged 500 with a request id.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
 import os
 import time
+import uuid
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -27,46 +35,40 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from pydantic import BaseModel, Field
+from pydantic import ValidationError
+from ray.exceptions import RayActorError, RayTaskError
 
 from deltamatch import __version__
-from deltamatch.io.readers import EdgeFileError, parse_edges, read_edge_file
+from deltamatch.io.readers import EdgeFileError, EdgeFileTooLarge, parse_edges, read_edge_file
 from deltamatch.scheduler.actor import make_scheduler_actor
-from deltamatch.scheduler.batch_log import lock_directory
-from deltamatch.scheduler.names import VertexIdError, parse_vertex_pairs
+from deltamatch.scheduler.batch_log import LogWriteError, lock_directory
+from deltamatch.scheduler.names import parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 from deltamatch.service.config import ServiceConfig
+from deltamatch.service.schemas import (
+    BatchAnswer,
+    Cluster,
+    Health,
+    LoadRequest,
+    Matches,
+    NotReady,
+    PatternDeleted,
+    PatternInfo,
+    PatternRequest,
+    Ready,
+    UpdateRequest,
+    errors,
+)
 from deltamatch.service.streams import DeltaEvent, DeltaStream
+from deltamatch.workers.graph import GraphInputError
+from deltamatch.workers.lifeline import OwnerProcess
 
 log = logging.getLogger("deltamatch.service")
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_BATCH_ID = 256
-
-
-class PatternRequest(BaseModel):
-    """`{"name": "diamond"}` (a built-in) or `{"edges": [[0,1],…], "induced": false, "name": "label"}`."""
-
-    model_config = {"extra": "forbid"}
-    name: str | None = Field(None, max_length=200)
-    edges: list[list[int]] | None = None
-    induced: bool = False
-
-
-class UpdateRequest(BaseModel):
-    """One batch: pairs to insert and delete, and an optional id that makes retries safe."""
-
-    batch_id: str | None = None
-    insert: list[list[int | str]] | None = None
-    delete: list[list[int | str]] | None = None
-
-
-class LoadRequest(BaseModel):
-    """`{"edges": [[u, v], …]}` or `{"path": "<file under DELTAMATCH_LOAD_DIR>"}`; or send the
-    file itself (SNAP text, CSV/TSV, Matrix Market, .npy, optionally gzipped) as the raw body."""
-
-    edges: list[list[int | str]] | None = None
-    path: str | None = None
-    batch_id: str | None = None
+HEALTH_TIMEOUT_S = 2.0
+# bytes a server-side file may inflate to, per edge the load limit allows (text with extra columns)
+LOAD_FILE_BYTES_PER_EDGE = 64
 
 
 class Metrics:
@@ -121,7 +123,9 @@ class Service:
         self.error: str | None = None
         self.started_ray = False
         self.num_workers = 0
+        self.worker_options: dict = {}
         self.dir_lock = None
+        self.restarting: asyncio.Task | None = None
 
     async def start(self) -> None:
         """Join or start Ray, start the scheduler and workers, replay the data directory."""
@@ -131,24 +135,88 @@ class Service:
                 await asyncio.to_thread(self._init_ray)
             workers, num_gpus, backend = self._worker_plan()
             self.num_workers = workers
-            data_dir = Path(cfg.data_dir).resolve()
-            # this process holds the data directory: a kill -9 releases it at once, while an
-            # orphaned scheduler actor may take a while to be reaped
-            self.dir_lock = await asyncio.to_thread(lock_directory, data_dir, 5.0)
-            self.scheduler = make_scheduler_actor(
-                str(data_dir), num_workers=workers, backend=backend, num_gpus_per_worker=num_gpus,
-                list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every, lock_data_dir=False,
-                policy=cfg.policy)
-            recovered = await self.scheduler.start.remote()
-            for p in await self.scheduler.patterns.remote():
-                self.stream.add_pattern(p["id"], p["version"], p["total"])
-            self.metrics.version.set(recovered["version"])
-            self.metrics.patterns.set(recovered["patterns"])
-            self.ready = True
-            log.info("deltamatch ready: %d workers, recovered %s", workers, recovered)
+            self.worker_options = {"num_workers": workers, "backend": backend,
+                                   "num_gpus_per_worker": num_gpus}
+            # two services never share a data directory: this process holds LOCK, the scheduler
+            # (the log's writer) WRITER.LOCK, so a restart also waits for an old writer to end
+            self.dir_lock = await asyncio.to_thread(lock_directory, Path(cfg.data_dir).resolve(), 5.0)
+            await self._start_scheduler()
         except Exception as exc:  # surfaced by /readyz
             self.error = f"{type(exc).__name__}: {exc}"
             log.exception("deltamatch failed to start")
+
+    async def _start_scheduler(self) -> None:
+        cfg = self.config
+        self.scheduler = make_scheduler_actor(
+            str(Path(cfg.data_dir).resolve()), list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every,
+            policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair, **self.worker_options)
+        recovered = await self.scheduler.start.remote()
+        patterns = await self.scheduler.patterns.remote()
+        self.stream.sync([(p["id"], p["version"], p["total"]) for p in patterns])
+        self.metrics.version.set(recovered["version"])
+        self.metrics.patterns.set(recovered["patterns"])
+        self.ready, self.error = True, None
+        log.info("deltamatch ready: %d workers, recovered %s", self.num_workers, recovered)
+
+    def scheduler_died(self, exc: BaseException) -> None:
+        """Start replacing a dead scheduler (once); calls answer 503 meanwhile."""
+        self.ready = False
+        self.error = f"the scheduler is restarting after: {exc}"
+        if self.restarting is None or self.restarting.done():
+            log.error("scheduler died (%s): restarting it from the data directory", exc)
+            self.restarting = asyncio.create_task(self._restart())
+
+    async def _restart(self) -> None:
+        delay = 0.5
+        while True:
+            with contextlib.suppress(Exception):
+                ray.kill(self.scheduler, no_restart=True)
+            try:
+                await self._start_scheduler()
+                return
+            except Exception as exc:
+                self.error = f"the scheduler failed to restart: {type(exc).__name__}: {exc}"
+                log.exception("scheduler restart failed; retrying in %.1f s", delay)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, 10.0)
+
+    async def call(self, method: str, *args):
+        """Call the scheduler; its failures become JSON errors: a failed log write 503 (nothing
+        applied), a worker failure 503 (the batch is rolled back or completed on retry), a
+        dead scheduler 503 while it restarts."""
+        try:
+            return await getattr(self.scheduler, method).remote(*args)
+        except RayTaskError as exc:
+            cause = exc.cause
+            if isinstance(cause, LogWriteError):
+                why = os.strerror(cause.errno) if cause.errno else cause.strerror
+                raise HTTPException(503, f"data directory: {why}; nothing was applied, "
+                                         "retry once the disk takes writes again") from exc
+            if isinstance(cause, ValueError):
+                raise HTTPException(422, str(cause)) from exc
+            log.error("scheduler call %s failed: %r", method, cause)
+            raise HTTPException(503, f"the workers failed ({type(cause).__name__}: {cause}); nothing was "
+                                     "acknowledged, retry") from exc
+        except RayActorError as exc:
+            self.scheduler_died(exc)
+            raise HTTPException(503, "the scheduler died and is restarting from the data directory; "
+                                     "retry") from exc
+
+    async def health(self) -> str | None:
+        """None when ready, else why not (the scheduler, every worker, the log: see `Scheduler.health`)."""
+        if not self.ready:
+            return self.error or "starting"
+        try:
+            got = await asyncio.wait_for(self.scheduler.health.remote(HEALTH_TIMEOUT_S),
+                                         2 * HEALTH_TIMEOUT_S + 1)
+        except asyncio.TimeoutError:
+            return "the scheduler did not answer in time"
+        except RayTaskError as exc:
+            return f"the scheduler's health check failed: {exc.cause}"
+        except RayActorError as exc:
+            self.scheduler_died(exc)
+            return self.error
+        return None if got["ready"] else got["detail"]
 
     def _init_ray(self) -> None:
         if os.environ.get("RAY_ADDRESS"):
@@ -172,6 +240,8 @@ class Service:
         return workers, per, ("cpu" if not use_gpu else cfg.backend)
 
     async def stop(self) -> None:
+        if self.restarting is not None:
+            self.restarting.cancel()
         if self.scheduler is not None:
             ray.kill(self.scheduler)
         if self.dir_lock is not None:
@@ -193,7 +263,7 @@ def _edge_array(value, name: str) -> np.ndarray:
         raise HTTPException(422, f"{name}: must be a list of [u, v] pairs")
     try:
         return parse_vertex_pairs(value, name)
-    except VertexIdError as exc:
+    except GraphInputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
 
@@ -284,39 +354,54 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def http_error(request: Request, exc: HTTPException):
         if exc.status_code >= 400:
             m.rejected.labels(str(exc.status_code)).inc()
-        return JSONResponse({"detail": exc.detail}, exc.status_code, headers=getattr(exc, "headers", None))
+        return JSONResponse({"detail": str(exc.detail)}, exc.status_code,
+                            headers=getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError):
         m.rejected.labels("422").inc()
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
-            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-        return JSONResponse({"detail": "; ".join(parts)}, 422)
+        return JSONResponse({"detail": _validation_detail(exc.errors())}, 422)
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception):
+        request_id = uuid.uuid4().hex[:16]
+        log.error("request %s %s %s failed", request_id, request.method, request.url.path,
+                  exc_info=(type(exc), exc, exc.__traceback__))
+        m.rejected.labels("500").inc()
+        return JSONResponse({"detail": f"internal error (request id {request_id})"}, 500,
+                            headers={"X-Request-ID": request_id})
+
+    read_errors = errors(500, 503)
+    write_errors = errors(400, 401, 413, 422, 500, 503)
 
     # health -----------------------------------------------------------------------
-    @app.get("/healthz", tags=["health"])
+    @app.get("/healthz", tags=["health"], response_model=Health)
     async def healthz() -> dict:
         """Liveness: the process answers."""
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"])
+    @app.get("/readyz", tags=["health"], response_model=None,
+             responses={200: {"model": Ready}, 503: {"model": NotReady}})
     async def readyz():
-        """200 once the scheduler and every worker are up and the data directory is replayed."""
-        if not svc.ready:
-            return JSONResponse({"ready": False, "detail": svc.error or "starting"}, 503)
+        """200 once the scheduler and every worker answer, the data directory is replayed and the
+        log takes writes (after a failed write: until a probe write succeeds); else 503 with why."""
+        problem = await svc.health()
+        if problem is not None:
+            return JSONResponse({"ready": False, "detail": problem}, 503)
         return {"ready": True, "workers": svc.num_workers}
 
-    @app.get("/v1/cluster", tags=["cluster"])
+    @app.get("/v1/cluster", tags=["cluster"], response_model=None,
+             responses={200: {"model": Cluster}, **read_errors})
     async def cluster() -> dict:
         """Workers (device, backend, counters) and graph stats."""
         svc.need_ready()
-        info = await svc.scheduler.cluster.remote()
+        info = await svc.call("cluster")
         info["subscribers"] = svc.stream.subscribers
         return info
 
-    @app.get("/metrics", tags=["health"])
+    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse,
+             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                              "description": "Prometheus text exposition"}})
     async def metrics():
         """Prometheus text exposition."""
         m.subscribers.set(svc.stream.subscribers)
@@ -324,10 +409,18 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return PlainTextResponse(generate_latest(m.registry), media_type=CONTENT_TYPE_LATEST)
 
     # patterns -----------------------------------------------------------------------
-    @app.post("/v1/patterns", status_code=201, tags=["patterns"], dependencies=[Depends(require_token)])
-    async def register(req: PatternRequest) -> dict:
+    @app.post("/v1/patterns", status_code=201, tags=["patterns"], dependencies=[Depends(require_token)],
+              response_model=None, responses={201: {"model": PatternInfo}, **write_errors, **errors(409)},
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": PatternRequest.model_json_schema()}}}})
+    async def register(request: Request):
         """Register a pattern; answers its analysis and current total."""
         svc.need_ready()
+        body = await _read_body(request, svc.config.max_request_bytes)
+        try:
+            req = PatternRequest.model_validate(_json_object(body, tuple(PatternRequest.model_fields)))
+        except ValidationError as exc:
+            raise HTTPException(422, _validation_detail(exc.errors())) from exc
         if req.edges is None and req.name is None:
             raise HTTPException(422, "edges: give an edge list or the name of a built-in pattern")
         if req.edges is None and req.name not in BUILTIN_PATTERNS:
@@ -346,47 +439,51 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         async with svc.lock:
             if len(svc.stream._hist) >= svc.config.max_patterns:
                 raise HTTPException(409, f"patterns: at most {svc.config.max_patterns} may be registered")
-            desc = await svc.scheduler.register.remote([list(e) for e in pattern.edges], pattern.induced,
-                                                       pattern.name)
+            desc = await svc.call("register", [list(e) for e in pattern.edges], pattern.induced, pattern.name)
             svc.stream.add_pattern(desc["id"], desc["version"], desc["total"])
             m.patterns.inc()
-        return desc
+        return JSONResponse(desc, 201)
 
-    @app.get("/v1/patterns", tags=["patterns"])
+    @app.get("/v1/patterns", tags=["patterns"], response_model=None,
+             responses={200: {"model": list[PatternInfo]}, **read_errors})
     async def list_patterns() -> list[dict]:
         """Every registered pattern with its current version and total."""
         svc.need_ready()
-        return await svc.scheduler.patterns.remote()
+        return await svc.call("patterns")
 
     async def _pattern_or_404(pid: int) -> dict:
-        desc = await svc.scheduler.pattern.remote(pid)
+        desc = await svc.call("pattern", pid)
         if desc is None:
             raise HTTPException(404, f"pattern {pid}: not registered")
         return desc
 
-    @app.get("/v1/patterns/{pid}", tags=["patterns"])
+    @app.get("/v1/patterns/{pid}", tags=["patterns"], response_model=None,
+             responses={200: {"model": PatternInfo}, **errors(404, 422, 500, 503)})
     async def get_pattern(pid: int) -> dict:
         """One pattern: its analysis, current version and total."""
         svc.need_ready()
         return await _pattern_or_404(pid)
 
-    @app.delete("/v1/patterns/{pid}", tags=["patterns"], dependencies=[Depends(require_token)])
+    @app.delete("/v1/patterns/{pid}", tags=["patterns"], dependencies=[Depends(require_token)],
+                response_model=None,
+                responses={200: {"model": PatternDeleted}, **errors(401, 404, 422, 500, 503)})
     async def delete_pattern(pid: int) -> dict:
         """Remove a pattern; its streams end."""
         svc.need_ready()
         async with svc.lock:
-            if not await svc.scheduler.unregister.remote(pid):
+            if not await svc.call("unregister", pid):
                 raise HTTPException(404, f"pattern {pid}: not registered")
             svc.stream.remove_pattern(pid)
             m.patterns.dec()
         return {"id": pid, "deleted": True}
 
-    @app.get("/v1/patterns/{pid}/matches", tags=["patterns"])
+    @app.get("/v1/patterns/{pid}/matches", tags=["patterns"], response_model=None,
+             responses={200: {"model": Matches}, **errors(404, 422, 500, 503)})
     async def matches(pid: int, limit: int = Query(1000, ge=0, le=100_000),
                       offset: int = Query(0, ge=0)) -> dict:
         """The current matches in listed form, sorted; a page of `limit` from `offset`."""
         svc.need_ready()
-        got = await svc.scheduler.matches.remote(pid, offset, limit)
+        got = await svc.call("matches", pid, offset, limit)
         if got is None:
             raise HTTPException(404, f"pattern {pid}: not registered")
         version, total, rows = got
@@ -397,24 +494,20 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                      batch_id: str | None) -> dict:
         start = time.perf_counter()
         async with svc.lock:
-            try:
-                if kind == "batch":
-                    answer, info = await svc.scheduler.apply.remote(insert, delete, batch_id)
-                elif kind == "load":
-                    answer, info = await svc.scheduler.load.remote(insert, batch_id)
-                else:
-                    answer, info = await svc.scheduler.clear.remote()
-            except ray.exceptions.RayTaskError as exc:  # ids of the other kind than the graph's
-                if isinstance(exc.cause, VertexIdError):
-                    raise HTTPException(422, str(exc.cause)) from None
-                raise
+            if kind == "batch":
+                answer, info = await svc.call("apply", insert, delete, batch_id)
+            elif kind == "load":
+                answer, info = await svc.call("load", insert, batch_id)
+            else:
+                answer, info = await svc.call("clear")
             if info:
                 svc.stream.publish(_events(info))
         if info:
             m.batch(kind, answer, info, time.perf_counter() - start)
         return answer
 
-    @app.post("/v1/updates", tags=["graph"], dependencies=[Depends(require_token)],
+    @app.post("/v1/updates", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
+              responses={200: {"model": BatchAnswer}, **write_errors},
               openapi_extra={"requestBody": {"required": False, "content": {
                   "application/json": {"schema": UpdateRequest.model_json_schema()}}}})
     async def updates(request: Request) -> dict:
@@ -431,34 +524,36 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         delete = _edge_array(obj.get("delete"), "delete")
         return await _apply("batch", insert, delete, batch_id)
 
-    @app.post("/v1/graph/load", tags=["graph"], dependencies=[Depends(require_token)],
+    @app.post("/v1/graph/load", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
+              responses={200: {"model": BatchAnswer}, **errors(400, 401, 403, 413, 422, 500, 503)},
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": LoadRequest.model_json_schema()},
                   "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}})
-    async def load(request: Request, batch_id: str | None = Query(None, max_length=MAX_BATCH_ID)) -> dict:
+    async def load(request: Request, batch_id: str | None = Query(None, min_length=1,
+                                                                  max_length=MAX_BATCH_ID)) -> dict:
         """Bulk-load edges as one version (counts exact, no listings)."""
         svc.need_ready()
-        body = await _read_body(request, svc.config.max_request_bytes)
+        cfg = svc.config
+        body = await _read_body(request, cfg.max_request_bytes)
         if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
             obj = _json_object(body, ("edges", "path", "batch_id"))
             batch_id = _batch_id(obj.get("batch_id", batch_id))
             if obj.get("path") is not None:
-                edges = _edge_array(await asyncio.to_thread(_load_path, svc.config, obj["path"]), "path")
+                edges = _edge_array(await asyncio.to_thread(_load_path, cfg, obj["path"]), "path")
             else:
-                if isinstance(obj.get("edges"), list) and len(obj["edges"]) > svc.config.max_load_edges:
-                    raise HTTPException(413, f"edges: more than {svc.config.max_load_edges} pairs")
+                if isinstance(obj.get("edges"), list) and len(obj["edges"]) > cfg.max_load_edges:
+                    raise HTTPException(413, f"edges: more than {cfg.max_load_edges} pairs")
                 edges = _edge_array(obj.get("edges"), "edges")
         else:
-            try:
-                edges = _edge_array((await asyncio.to_thread(parse_edges, body, "body")).pairs, "body")
-            except EdgeFileError as exc:
-                raise HTTPException(422, str(exc)) from exc
-        if edges.shape[0] > svc.config.max_load_edges:
+            edges = _edge_array(await asyncio.to_thread(_parse_file, body, "body", cfg.max_request_bytes,
+                                                        cfg.max_load_edges), "body")
+        if edges.shape[0] > cfg.max_load_edges:
             raise HTTPException(413, f"edges: {edges.shape[0]} pairs exceed the load limit of "
-                                     f"{svc.config.max_load_edges}")
+                                     f"{cfg.max_load_edges}")
         return await _apply("load", edges, None, batch_id)
 
-    @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)])
+    @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
+                responses={200: {"model": BatchAnswer}, **errors(401, 403, 500, 503)})
     async def clear_graph() -> dict:
         """Remove every edge as the next version: every pattern's total drops to 0 (its
         stream gets a delta counting the removed matches, not listing them); patterns stay
@@ -473,7 +568,10 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             raise HTTPException(404, f"pattern {pid}: not registered")
         return _cursor(since, last_event_id)
 
-    @app.get("/v1/patterns/{pid}/deltas", tags=["streams"])
+    @app.get("/v1/patterns/{pid}/deltas", tags=["streams"], response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+                              "description": "Server-Sent Events: `delta` and `reset` events"},
+                        **errors(404, 422, 500, 503)})
     async def deltas(pid: int, request: Request, since: int | None = Query(None, ge=0),
                      matches: bool = True, max_matches: int | None = Query(None, ge=0)):
         """Server-Sent Events, one `delta` event per version (`id:` = version); resume with
@@ -522,14 +620,39 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     return app
 
 
-def _load_path(config: ServiceConfig, path: str) -> np.ndarray:
+def _validation_detail(errs) -> str:
+    """pydantic errors as one line naming each offending field: `edges.0.1: Input should be ...`."""
+    parts = []
+    for err in errs:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts)
+
+
+def _parse_file(data: bytes, name: str, max_bytes: int, max_edges: int) -> np.ndarray:
+    """An uploaded or server-side edge file's pairs; size limits 413, bad content 422."""
+    try:
+        return parse_edges(data, name, max_bytes=max_bytes, max_edges=max_edges).pairs
+    except EdgeFileTooLarge as exc:
+        raise HTTPException(413, f"{exc}") from exc
+    except EdgeFileError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _load_path(config: ServiceConfig, path) -> np.ndarray:
     if not config.load_dir:
         raise HTTPException(403, "path: server-side files are disabled (set DELTAMATCH_LOAD_DIR)")
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise HTTPException(422, "path: must be a non-empty file name (a string without NUL bytes) "
+                                 "under DELTAMATCH_LOAD_DIR")
     root = Path(config.load_dir).resolve()
     target = (root / path).resolve()
     if root != target and root not in target.parents:
         raise HTTPException(403, f"path: {path!r} is outside DELTAMATCH_LOAD_DIR")
+    max_bytes = config.max_load_edges * LOAD_FILE_BYTES_PER_EDGE
     try:
-        return read_edge_file(target).pairs
+        return read_edge_file(target, max_bytes=max_bytes, max_edges=config.max_load_edges).pairs
+    except EdgeFileTooLarge as exc:
+        raise HTTPException(413, f"path: {exc}") from exc
     except EdgeFileError as exc:
         raise HTTPException(422, f"path: {exc}") from exc

@@ -32,6 +32,7 @@ class ServiceConfig:
     load_dir: str | None = None
     ray_num_cpus: int | None = None
     policy: str = "calibrated"
+    repair: bool = False  # cut a damaged log at the damage (a copy is kept) instead of refusing to start
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
@@ -65,6 +66,10 @@ class ServiceConfig:
 
 def _convert(name: str, raw: str, annotation: str):
     kind = str(annotation)
+    if kind == "bool":
+        if raw.lower() not in ("1", "true", "yes", "0", "false", "no"):
+            raise ValueError(f"DELTAMATCH_{name.upper()}={raw!r} is not a boolean (1/0, true/false)")
+        return raw.lower() in ("1", "true", "yes")
     try:
         if kind.startswith("int"):
             return int(raw)

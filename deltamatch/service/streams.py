@@ -89,6 +89,19 @@ class DeltaStream:
         """Start a pattern's history: cursors at `version` or later are in range."""
         self._hist[pattern_id] = _History(version, total, version, deque(maxlen=self.retention))
 
+    def sync(self, patterns: list[tuple[int, int, int]]) -> None:
+        """Take the scheduler's (pattern id, version, total) after a (re)start: a history that
+        matches is kept; one that does not (a batch logged but never answered) starts over, so
+        its subscribers get a `reset`; patterns no longer registered are dropped."""
+        known = {pid for pid, _, _ in patterns}
+        for pid in [p for p in self._hist if p not in known]:
+            del self._hist[pid]
+        for pid, version, total in patterns:
+            h = self._hist.get(pid)
+            if h is None or (h.version, h.total) != (version, total):
+                self.add_pattern(pid, version, total)
+        self._wake()
+
     def remove_pattern(self, pattern_id: int) -> None:
         self._hist.pop(pattern_id, None)
         self._wake()

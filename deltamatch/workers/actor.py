@@ -5,7 +5,9 @@ actor (Ray re-runs the constructor after a crash, `max_restarts`) has a fresh, e
 replica and a new boot id, so its first call fails with `StaleWorkerError` and the
 scheduler rebuilds it from snapshot + log before retrying.  Batches carry their
 version: a version already applied is not applied again (`execute` answers from its
-cache, `apply_only` does nothing).
+cache, `apply_only` does nothing).  A worker ends with its owner process (the API,
+see `lifeline`), and answers `ping` in a concurrency group of its own, so readiness
+checks do not wait for a batch (every other call runs on the one default thread).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 import ray
 
+from deltamatch.workers.lifeline import Lifeline, OwnerProcess
 from deltamatch.workers.replica import BatchResult, GraphReplica, PatternPlans
 
 
@@ -27,7 +30,8 @@ class StaleWorkerError(RuntimeError):
 class Worker:
     """The actor body; also usable in-process (see module docstring)."""
 
-    def __init__(self, backend: str = "auto") -> None:
+    def __init__(self, backend: str = "auto", owner: OwnerProcess | None = None) -> None:
+        Lifeline(owner).exit_with_owner()
         self.backend_kind = backend
         self.replica = GraphReplica(backend)
         self.boot_id = uuid.uuid4().hex
@@ -35,6 +39,7 @@ class Worker:
         self._last: BatchResult | None = None
         self._scratch: GraphReplica | None = None
 
+    @ray.method(concurrency_group="health")
     def ping(self) -> str:
         """The current boot id (changes whenever the actor restarts)."""
         return self.boot_id
@@ -104,8 +109,9 @@ class Worker:
 
 
 def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,
-                       max_restarts: int = 5) -> list:
-    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed)."""
-    cls = ray.remote(Worker).options(num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts,
-                                     max_task_retries=0)
-    return [cls.remote(backend) for _ in range(num_workers)]
+                       max_restarts: int = -1, owner: OwnerProcess | None = None) -> list:
+    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed);
+    Ray restarts each up to `max_restarts` times (-1: always)."""
+    cls = ray.remote(concurrency_groups={"health": 1})(Worker).options(
+        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0)
+    return [cls.remote(backend, owner) for _ in range(num_workers)]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import io
 
 import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse
 
-from deltamatch.io.readers import EdgeFileError, parse_edges, read_edge_file, read_edges
+from deltamatch.io.readers import EdgeFileError, EdgeFileTooLarge, parse_edges, read_edge_file, read_edges
 
 
 def test_snap_text_drops_comments_loops_duplicates_and_keeps_first_appearance_order(tmp_path):
@@ -139,3 +140,29 @@ def test_integer_columns_by_position(tmp_path):
     f = tmp_path / "g.txt"
     f.write_text("100 1 2\n101 2 3\n")
     assert read_edges(f, (1, 2)).tolist() == [[1, 2], [2, 3]]
+
+
+def test_gzip_inflating_past_the_byte_limit_is_refused_while_inflating():
+    bomb = gzip.compress(b"1 2\n" * (1 << 20))  # 4 MiB of text in a few KB
+    with pytest.raises(EdgeFileTooLarge, match="inflates to more than the limit of 1048576"):
+        parse_edges(bomb, "body", max_bytes=1 << 20)
+    assert parse_edges(bomb, "body", max_bytes=8 << 20).pairs.tolist() == [[1, 2]]
+
+
+def test_npy_header_declaring_too_many_rows_is_refused_before_allocating():
+    header = {"descr": "<i8", "fortran_order": False, "shape": (2**36, 2)}
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, header)
+    data = buf.getvalue() + bytes(32)
+    with pytest.raises(EdgeFileTooLarge, match="declares 68719476736 edges"):
+        parse_edges(data, "big.npy", max_edges=1000)
+    with pytest.raises(EdgeFileError, match="more than the file holds"):
+        parse_edges(data, "big.npy")
+
+
+def test_matrix_market_header_declaring_too_many_entries_is_refused_before_allocating():
+    data = b"%%MatrixMarket matrix coordinate pattern general\n% c\n1000 1000 1000000000000\n1 2\n"
+    with pytest.raises(EdgeFileTooLarge, match="declares 1000000000000 edges"):
+        parse_edges(data, "big.mtx", max_edges=1000)
+    with pytest.raises(EdgeFileError, match="more than the file holds"):
+        parse_edges(data, "big.mtx")

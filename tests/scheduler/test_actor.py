@@ -11,6 +11,7 @@ import ray
 
 from deltamatch.kernels.reference import reference_matches
 from deltamatch.scheduler.actor import make_scheduler_actor
+from deltamatch.scheduler.batch_log import LogWriteError
 from deltamatch.scheduler.patterns import parse_pattern
 
 pytestmark = pytest.mark.timeout(240)
@@ -75,6 +76,15 @@ def test_worker_killed_between_batches_is_rebuilt(shared, make_core):
     assert ray.get(shared.cluster.remote())["workers"][0]["rebuilds"] == 1
 
 
+def test_worker_that_ray_will_not_restart_is_replaced_by_a_new_actor(shared):
+    reg = ray.get(shared.register.remote("triangle"))
+    handles = ray.get(shared.worker_handles.remote())
+    ray.kill(handles[1], no_restart=True)  # dead for good: only a new actor can take its share
+    answer, _ = ray.get(shared.apply.remote(np.array([[300, 301], [301, 302], [300, 302]]), None))
+    assert answer["deltas"][str(reg["id"])]["added"] == 1
+    assert ray.get(shared.health.remote()) == {"ready": True, "detail": None}
+
+
 def test_worker_killed_mid_batch_completes_the_batch_once(ray_address, tmp_path, make_core):
     sched = _scheduler(tmp_path)
     local = make_core(replicas=1)
@@ -106,6 +116,27 @@ def test_worker_killed_mid_batch_completes_the_batch_once(ray_address, tmp_path,
     assert ray.get(sched.register.remote("4-cycle"))["total"] == want.total  # a from-scratch recount
     again, events = ray.get(sched.apply.remote(heavy, None, "heavy"))
     assert again["version"] == 2 and events == {}
+    ray.kill(sched)
+
+
+def test_failed_log_write_rolls_the_batch_back_everywhere(ray_address, small_disk):
+    sched = _scheduler(small_disk.path / "data")
+    tri = ray.get(sched.register.remote("triangle"))["id"]
+    rng = np.random.default_rng(4)
+    first, _ = ray.get(sched.apply.remote(_random_batch(rng, 40, 300), None, "b1"))
+    total = first["deltas"][str(tri)]["total"]
+    small_disk.fill()
+    with pytest.raises(LogWriteError):
+        ray.get(sched.apply.remote(_random_batch(rng, 40, 2000), None, "b2"))
+    health = ray.get(sched.health.remote())
+    assert not health["ready"] and "not writable" in health["detail"]
+    assert ray.get(sched.cluster.remote())["graph"]["version"] == 1
+    assert ray.get(sched.pattern.remote(tri))["total"] == total
+    small_disk.make_room()
+    assert ray.get(sched.health.remote())["ready"]
+    answer, _ = ray.get(sched.apply.remote(np.array([[50, 51]]), None, "b2"))
+    assert answer["version"] == 2 and answer["deltas"][str(tri)]["total"] == total
+    assert ray.get(sched.register.remote("triangle"))["total"] == total  # the workers' graph: a recount
     ray.kill(sched)
 
 

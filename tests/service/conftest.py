@@ -41,11 +41,8 @@ class ServiceProcess:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 90) -> None:
-        cmd = [sys.executable, "-m", "deltamatch.commands.serve", "--port", str(self.port), "--workers", "2",
-               "--backend", "cpu", "--data-dir", str(self.data_dir), "--log-level", "warning"]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+        """Launch and wait until /readyz answers 200."""
+        self.launch()
         client = DeltamatchClient(self.url)
         deadline = time.monotonic() + timeout
         while not client.ready():
@@ -53,6 +50,14 @@ class ServiceProcess:
                 raise RuntimeError(f"service did not start:\n{self.log_path.read_text()[-3000:]}")
             time.sleep(0.2)
         client.close()
+
+    def launch(self) -> None:
+        """Start the process; do not wait for it."""
+        cmd = [sys.executable, "-m", "deltamatch.commands.serve", "--port", str(self.port), "--workers", "2",
+               "--backend", "cpu", "--data-dir", str(self.data_dir), "--log-level", "warning"]
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
 
     def kill9(self) -> None:
         os.killpg(self.proc.pid, signal.SIGKILL)

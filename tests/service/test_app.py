@@ -5,8 +5,11 @@ Every stream event is checked against the brute-force oracle on the mirrored gra
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import random
+import socket
 import threading
 
 import httpx
@@ -228,6 +231,8 @@ BAD_UPDATES = {
     "negative-id": (b'{"insert": [[1, 2], [-1, 3]]}', 422, "insert[1]"),
     "oversized-id": (b'{"insert": [[1, 2147483648]]}', 422, "insert[0]"),
     "huge-int": (b'{"insert": [[1, 99999999999999999999999]]}', 422, "insert[0]"),
+    "boolean-id-insert": (b'{"insert": [[1, 2], [true, 7]]}', 422, "insert[1]: vertex ids are integers or strings"),
+    "boolean-id-delete": (b'{"delete": [[true, 2]]}', 422, "delete[0]: vertex ids are integers or strings"),
     "self-loop": (b'{"insert": [[90, 91]], "delete": [[5, 5]]}', 422, "delete[0]"),
     "float-id": (b'{"insert": [[1, 2.5]]}', 422, "insert[0]"),
     "string-id": (b'{"insert": [["1", 2]]}', 422, "insert[0]"),
@@ -258,6 +263,11 @@ BAD_PATTERNS = {
     "unknown-name": ({"name": "pentagram"}, 422, "unknown pattern"),
     "unknown-field": ({"name": "triangle", "shape": 1}, 422, "shape"),
     "nothing-given": ({}, 422, "edges"),
+    "string-vertices": ({"edges": [["0", "1"], ["1", "2"], ["2", "0"]]}, 422, "edges.0.0"),
+    "float-vertices": ({"edges": [[0.0, 1.0], [1.0, 2.0], [2.0, 0.0]]}, 422, "edges.0.0"),
+    "boolean-vertices": ({"edges": [[False, True]]}, 422, "edges.0.0"),
+    "string-induced": ({"name": "triangle", "induced": "yes"}, 422, "induced"),
+    "gap-in-vertices": ({"edges": [[0, 1], [1, 3], [3, 0]]}, 422, "edges"),
 }
 
 
@@ -268,6 +278,63 @@ def test_bad_pattern_is_rejected(client, case):
     r = client.http.post("/v1/patterns", json=body)
     assert r.status_code == status
     assert needle in r.json()["detail"]
+    assert _state(client) == before
+
+
+def _npy_header_only(rows: int) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<i8", "fortran_order": False, "shape": (rows, 2)})
+    return buf.getvalue() + bytes(64)
+
+
+RAW = {"Content-Type": "application/octet-stream"}
+BAD_LOADS = {
+    "boolean-id": ({"json": {"edges": [[True, 9]]}}, 422, "edges[0]: vertex ids are integers or strings"),
+    "path-not-a-string": ({"json": {"path": 123}}, 422, "path"),
+    "path-a-list": ({"json": {"path": ["ok.txt"]}}, 422, "path"),
+    "path-with-nul": ({"json": {"path": "ok\u0000.txt"}}, 422, "NUL"),
+    "npy-header-2^36-rows": ({"content": _npy_header_only(2**36), "headers": RAW}, 413, "68719476736"),
+    "mtx-header-10^12-entries": ({"content": b"%%MatrixMarket matrix coordinate pattern general\n"
+                                             b"9 9 1000000000000\n1 2\n", "headers": RAW}, 413, "declares"),
+    "mtx-dense": ({"content": b"%%MatrixMarket matrix array real general\n100000 100000\n", "headers": RAW},
+                  422, "dense"),
+    "gzip-bomb": ({"content": gzip.compress(b"1 2\n" * (1 << 20)), "headers": RAW}, 413, "inflates"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_LOADS))
+def test_bad_load_is_rejected(client, case):
+    kwargs, status, needle = BAD_LOADS[case]
+    before = _state(client)
+    r = client.http.post("/v1/graph/load", **kwargs)
+    assert r.status_code == status
+    assert needle in r.json()["detail"]
+    assert _state(client) == before
+
+
+@pytest.mark.parametrize("route", ["/v1/updates", "/v1/patterns", "/v1/graph/load"])
+def test_malformed_json_is_400_on_every_route(client, route):
+    before = _state(client)
+    r = client.http.post(route, content=b'{"edges": [[0, 1]', headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "malformed JSON" in r.json()["detail"]
+    assert _state(client) == before
+
+
+def test_pattern_body_over_the_byte_limit_is_413(client):
+    before = _state(client)
+    r = client.http.post("/v1/patterns", json={"name": "x" * 100, "edges": [[0, 1]] * 60000})
+    assert r.status_code == 413 and "limit" in r.json()["detail"]
+    assert _state(client) == before
+
+
+def test_token_is_checked_before_the_body_is_read(service, client):
+    """A 200 MB body is announced but never sent: only a call that reads no body can answer."""
+    before = _state(client)
+    with socket.create_connection(("127.0.0.1", service.port), timeout=5) as s:
+        s.sendall(b"POST /v1/patterns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 209715200\r\n\r\n{")
+        head = s.recv(4096).decode()
+    assert head.startswith("HTTP/1.1 401") and "application/json" in head
     assert _state(client) == before
 
 

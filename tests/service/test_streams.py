@@ -81,3 +81,14 @@ def test_idle_subscriber_gets_keepalives_and_ends_when_the_pattern_goes():
         return idle, rest
     idle, rest = asyncio.run(scenario())
     assert idle is None and rest == []
+
+
+def test_sync_after_a_restart_keeps_matching_histories_and_resets_moved_ones():
+    s = DeltaStream(retention=8)
+    for pid in (1, 2, 3):
+        s.add_pattern(pid, 0, 0)
+        s.publish([_event(1, pid)])
+    s.sync([(1, 1, 11), (2, 2, 7)])  # 2 moved on without an event; 3 is gone
+    assert [i.kind for i in s.read(1, 0)] == ["delta"]
+    assert [(i.kind, i.version, i.total) for i in s.read(2, 1)] == [("reset", 2, 7)]
+    assert not s.has(3)

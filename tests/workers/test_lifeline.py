@@ -1,0 +1,46 @@
+"""Lifeline: a watch on the owner process that is exact (pidfd) and never fooled by a reused pid."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from deltamatch.workers.lifeline import Lifeline, OwnerProcess, _start_ticks
+
+
+@pytest.fixture
+def owner():
+    proc = subprocess.Popen(["sleep", "60"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_alive_turns_false_the_moment_the_owner_ends(owner):
+    line = Lifeline(OwnerProcess(owner.pid, _start_ticks(owner.pid)))
+    assert line.watching and line.alive()
+    owner.kill()
+    owner.wait()
+    assert not line.alive()
+
+
+def test_a_pid_with_another_start_time_is_not_watched(owner):
+    line = Lifeline(OwnerProcess(owner.pid, _start_ticks(owner.pid) - 1))
+    assert not line.watching and line.alive()
+
+
+def test_exit_with_owner_ends_this_process_when_the_owner_ends(owner):
+    code = ("import sys, time\n"
+            "from deltamatch.workers.lifeline import Lifeline, OwnerProcess\n"
+            f"Lifeline(OwnerProcess({owner.pid}, {_start_ticks(owner.pid)})).exit_with_owner()\n"
+            "print('watching', flush=True)\n"
+            "time.sleep(60)\n")
+    watcher = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert watcher.stdout.readline().strip() == "watching"
+    began = time.monotonic()
+    owner.kill()
+    owner.wait()
+    assert watcher.wait(5) == 1 and time.monotonic() - began < 2
