@@ -160,3 +160,24 @@ def test_restart_replays_snapshot_and_log_to_the_same_state(ray_address, tmp_pat
     dup, events = ray.get(sched.apply.remote(np.array([[1, 2]]), None, "b1"))
     assert dup["version"] == answers[1]["version"] and events == {}
     ray.kill(sched)
+
+
+def test_failed_log_write_forgets_the_names_the_batch_added(ray_address, small_disk):
+    """String names a refused batch introduced get no codes: the next batch's new names take
+    the codes the log gives them, so a restart lists the same matches."""
+    sched = _scheduler(small_disk.path / "data")
+    tri = ray.get(sched.register.remote("triangle"))["id"]
+    ray.get(sched.apply.remote([["a", "b"], ["b", "c"]], None, "b1"))
+    small_disk.fill()
+    padding = [[f"x{i:05d}" + "y" * 200, f"z{i:05d}" + "y" * 200] for i in range(2000)]
+    with pytest.raises(LogWriteError):
+        ray.get(sched.apply.remote(padding, None, "b2"))
+    small_disk.make_room()
+    answer, _ = ray.get(sched.apply.remote([["c", "a"], ["d", "a"], ["d", "b"]], None, "b3"))
+    assert answer["version"] == 2 and answer["deltas"][str(tri)]["total"] == 2
+    want = [["a", "b", "c"], ["a", "b", "d"]]
+    assert ray.get(sched.matches.remote(tri, 0, None))[2].tolist() == want
+    ray.kill(sched)
+    again = _scheduler(small_disk.path / "data")
+    assert ray.get(again.matches.remote(tri, 0, None))[2].tolist() == want
+    ray.kill(again)

@@ -59,6 +59,16 @@ def test_string_names_get_codes_in_first_seen_order_on_commit():
     assert again.pairs[0].tolist() == [[2, 4]] and again.new_names == ["dan"]
 
 
+def test_truncate_forgets_the_names_of_an_undone_batch():
+    names = VertexNames()
+    names.commit(names.encode((parse_vertex_pairs([["a", "b"]]), "insert")))
+    kind, count = names.kind, len(names)
+    names.commit(names.encode((parse_vertex_pairs([["c", "d"]]), "insert")))
+    names.truncate(kind, count)
+    assert names.names == ["a", "b"] and len(names) == 2
+    assert names.encode((parse_vertex_pairs([["e", "a"]]), "insert")).pairs[0].tolist() == [[2, 0]]
+
+
 def test_one_kind_per_graph():
     names = VertexNames()
     names.commit(names.encode((parse_vertex_pairs([["a", "b"]]), "insert")))

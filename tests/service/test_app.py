@@ -231,7 +231,7 @@ BAD_UPDATES = {
     "negative-id": (b'{"insert": [[1, 2], [-1, 3]]}', 422, "insert[1]"),
     "oversized-id": (b'{"insert": [[1, 2147483648]]}', 422, "insert[0]"),
     "huge-int": (b'{"insert": [[1, 99999999999999999999999]]}', 422, "insert[0]"),
-    "boolean-id-insert": (b'{"insert": [[1, 2], [true, 7]]}', 422, "insert[1]: vertex ids are integers or strings"),
+    "boolean-id-insert": (b'{"insert": [[1, 2], [true, 7]]}', 422, "insert[1]: vertex ids are integers"),
     "boolean-id-delete": (b'{"delete": [[true, 2]]}', 422, "delete[0]: vertex ids are integers or strings"),
     "self-loop": (b'{"insert": [[90, 91]], "delete": [[5, 5]]}', 422, "delete[0]"),
     "float-id": (b'{"insert": [[1, 2.5]]}', 422, "insert[0]"),
