@@ -10,12 +10,15 @@ matches; listing runs the same search a second time writing into exact offsets.
 
 from __future__ import annotations
 
+import os
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
-from deltamatch.kernels.sorted_rows import lower_bound
+from deltamatch.kernels.sorted_rows import contains, lower_bound
 
 _NO_UPPER = 2**62
 
@@ -89,10 +92,129 @@ def _matched_between(m, lo, hi, w):
     return False
 
 
+# Above this length ratio a sorted-row intersection gallops the shorter row through the
+# longer one (|A| log(|B|/|A|) steps) instead of merging both (|A| + |B| steps).
+_GALLOP_RATIO = 16
+
+
+@njit(cache=True)
+def _intersection_size(a, a0, na, b, b0, nb, work):
+    """|a[a0 : a0+na] & b[b0 : b0+nb]| of two sorted rows: a branch-free merge, or galloping
+    when one row is much the longer.  work[0] += elements read, work[1] += gallop probes."""
+    if na > nb:
+        a, a0, na, b, b0, nb = b, b0, nb, a, a0, na
+    common = 0
+    if nb > _GALLOP_RATIO * na:
+        q = 0
+        for i in range(na):
+            x = a[a0 + i]
+            q = _gallop(b, b0, nb, q, x)
+            if q >= nb:
+                break
+            common += b[b0 + q] == x
+        work[0] += na
+        work[1] += na
+        return common
+    i = 0
+    j = 0
+    while i < na and j < nb:
+        x = a[a0 + i]
+        y = b[b0 + j]
+        common += x == y
+        i += x <= y
+        j += y <= x
+    work[0] += i + j
+    return common
+
+
+@njit(inline="always", cache=True)
+def _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, w):
+    """Whether w is in the set a counted last level sizes: within the bounds, in
+    src[s0 : s0+n] and in the row of every neighbour at positions first .. top-1 but the anchor."""
+    if w <= lower or w >= upper or not contains(src, s0, n, w):
+        return False
+    for j in range(first, top):
+        if j != anchor and conn[lv, j] == 1 and not contains(pool, offsets[m[j]], degree[m[j]], w):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
+                b_slot, b_ptr, b_partner, b_rank, ptr, work):
+    """A counted last level (edge-induced, not hoisted, not listing) as a set size.
+
+    S = the candidates src[s0 : s0+n] (already past the lower bound and below the upper)
+    that are in every other neighbour's row among positions first .. top-1.  The matches
+    are S minus the vertices matched at first .. top-1 and minus the members a changed pair
+    of rank < r joins to a neighbour there: both are few, and found from the match and the
+    neighbours' batch partners rather than by testing every member of S.
+    """
+    others = 0
+    other = -1
+    for j in range(first, top):
+        if j != anchor and conn[lv, j] == 1:
+            others += 1
+            other = j
+    if others == 0:
+        size = n
+        work[0] += n
+    elif others == 1:
+        x = m[other]
+        xs = offsets[x]
+        lo = lower_bound(pool, xs, degree[x], lower + 1)
+        hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
+        size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
+    else:
+        size = 0
+        for j in range(first, top):
+            ptr[j] = 0
+        for i in range(n):
+            w = src[s0 + i]
+            ok = True
+            for j in range(first, top):
+                if j == anchor or conn[lv, j] == 0:
+                    continue
+                x = m[j]
+                q = _gallop(pool, offsets[x], degree[x], ptr[j], w)
+                ptr[j] = q
+                if q >= degree[x] or pool[offsets[x] + q] != w:
+                    ok = False
+                    break
+            size += ok
+        work[0] += n
+        work[1] += n * (others - 1)
+    for j in range(first, top):
+        if _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, m[j]):
+            size -= 1
+    for j in range(first, top):
+        s = b_slot[m[j]] if conn[lv, j] == 1 else -1
+        if s < 0:
+            continue
+        for e in range(b_ptr[s], b_ptr[s + 1]):
+            w = b_partner[e]
+            if b_rank[e] >= r or _matched_between(m, first, top, w):
+                continue
+            if not _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper,
+                            w):
+                continue
+            counted = False
+            for i in range(first, j):
+                if conn[lv, i] == 1:
+                    rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, m[i])
+                    if rank >= 0 and rank < r:
+                        counted = True
+                        break
+            if not counted:
+                size -= 1
+    work[1] += top - first
+    return size
+
+
 @njit(cache=True)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -135,6 +257,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         slen = degree[m[anchor]]
         first = 0
     i0 = lower_bound(src, s0, slen, lower + 1)
+    if last and not hoist and set_count and not emit and not check_other and not induced:
+        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
+                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
@@ -205,7 +331,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(cache=True)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
@@ -222,19 +348,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -250,17 +376,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
         if lv + 1 == k - 1:
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                             cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh)
+                             cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
+                             set_count)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                                         cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
+                                         cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
+                                         set_count)
                 lv -= 1
     return total
 
@@ -268,26 +396,26 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(cache=True)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count)
 
 
 @njit(cache=True)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -316,7 +444,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=True)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit):
+               out_offsets, out, emit, set_count):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
@@ -330,30 +458,31 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_twos[p], k, induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk)
+                            emit, wk, set_count)
 
 
 @njit(parallel=True, cache=True)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  n_chunks):
+                  set_count, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit)
+                   check_other, width, out_offsets, out, emit, set_count)
     return counts, work
 
 
 @njit(cache=True)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
-                tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
+                tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
+                set_count):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit)
+               out_offsets, out, emit, set_count)
     return counts, work
 
 
@@ -361,15 +490,36 @@ def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_tw
 _PARALLEL_MIN_TASKS = 128
 
 
+def _env_switch(name: str) -> bool:
+    """An engine switch from the environment: on unless set to 0, false, no or off."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+class EngineOptions(NamedTuple):
+    """Switches of the count path, each on by default (off: the ablation baseline).
+
+    set_count: a counted last level is the size of a set intersection, corrected for the
+    few matched vertices and batch-excluded pairs in it (`_count_last`), instead of a
+    test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
+    Listing and induced matching never use these paths, so rows are unaffected.
+    """
+
+    set_count: bool = True
+
+    @classmethod
+    def from_env(cls) -> EngineOptions:
+        return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"))
+
+
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
-          work: np.ndarray | None) -> np.ndarray:
+          work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-            check_other, width, out_offsets, out, emit)
+            check_other, width, out_offsets, out, emit, options.set_count)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -381,12 +531,15 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
 
 
 def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
-                check_other: bool = False, work: np.ndarray | None = None) -> np.ndarray:
+                check_other: bool = False, work: np.ndarray | None = None,
+                options: EngineOptions | None = None) -> np.ndarray:
     """Matches found by each task (int64[T]); `check_other` drops induced matches that
     survive the batch (they are neither added nor removed).  When given, `work`
-    (int64[2]) is incremented by [candidates read, membership probes + bound searches]."""
+    (int64[2]) is incremented by [candidates read, membership probes + bound searches].
+    `options` (default: `EngineOptions.from_env()`) changes the work, never the counts."""
     none = np.zeros((0, plans.k), dtype=np.int32)
-    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work)
+    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work,
+                 options if options is not None else EngineOptions.from_env())
 
 
 def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
@@ -398,7 +551,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
-    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None)
+    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None, EngineOptions())
     return out
 
 
