@@ -444,8 +444,10 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=True)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count):
-    """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
+               out_offsets, out, emit, set_count, swaps):
+    """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
+    runs a task's seed reversed when that puts the lower-degree endpoint at position 1
+    (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
@@ -455,8 +457,11 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
+        u, v = tu[t], tv[t]
+        if swaps[p] != 0 and (swaps[p] == 1) == (degree[u] < degree[v]):
+            u, v = v, u
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
-                            last_twos[p], k, induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank,
+                            last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
                             emit, wk, set_count)
 
@@ -464,25 +469,25 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
 @njit(parallel=True, cache=True)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  set_count, n_chunks):
+                  set_count, swaps, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, set_count)
+                   check_other, width, out_offsets, out, emit, set_count, swaps)
     return counts, work
 
 
 @njit(cache=True)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                set_count):
+                set_count, swaps):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count)
+               out_offsets, out, emit, set_count, swaps)
     return counts, work
 
 
@@ -501,14 +506,43 @@ class EngineOptions(NamedTuple):
     set_count: a counted last level is the size of a set intersection, corrected for the
     few matched vertices and batch-excluded pairs in it (`_count_last`), instead of a
     test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
-    Listing and induced matching never use these paths, so rows are unaffected.
+    seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
+    endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
+    Listing never uses these paths, so rows and their order are unaffected.
     """
 
     set_count: bool = True
+    seed_swap: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
-        return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"))
+        return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
+                   seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"))
+
+
+def seed_swaps(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 or -1 when a task may run its seed (u, v) as (v, u), placing the
+    lower-degree endpoint at position 1 or 0, whichever alone is level 2's neighbour; else 0.
+
+    A plan p may reverse its seed when an automorphism s swaps its seed vertices a, b and maps
+    its constraints onto themselves: f -> f∘s then pairs the embeddings a task finds from
+    (u, v) one to one with those from (v, u), both matching the same subgraph, so every
+    task's count (hence its listing offsets) is unchanged.
+    """
+    swaps = np.zeros(plans.order.shape[0], dtype=np.int8)
+    if plans.k < 3:
+        return swaps
+    for p, order in enumerate(plans.order):
+        a, b = int(order[0]), int(order[1])
+        side = int(plans.conn[p, 2, 1]) - int(plans.conn[p, 2, 0])
+        auts = plans.automorphisms[(plans.automorphisms[:, a] == b) & (plans.automorphisms[:, b] == a)]
+        if side == 0 or auts.shape[0] == 0:
+            continue
+        bound = np.zeros((plans.k, plans.k), dtype=np.int8)
+        bound[np.ix_(order, order)] = plans.cmp[p]
+        if (bound[auts[:, :, None], auts[:, None, :]] == bound).all(axis=(1, 2)).any():
+            swaps[p] = side
+    return swaps
 
 
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
@@ -519,7 +553,8 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-            check_other, width, out_offsets, out, emit, options.set_count)
+            check_other, width, out_offsets, out, emit, options.set_count,
+            seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8))
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -551,7 +586,8 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
-    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None, EngineOptions())
+    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
+          EngineOptions(set_count=False, seed_swap=False))
     return out
 
 

@@ -215,3 +215,26 @@ def test_batch_deltas_equal_reference_on_random_graphs(name, induced, set_count)
         new = keep | {tuple(e) for e in insert.tolist()}
         after = {key(m) for m in reference_matches(new, p.edges, p.k, induced)}
         assert _delta_counts(old, insert, delete, p, options) == (len(before - after), len(after - before))
+
+
+def test_seed_swaps_only_where_an_automorphism_reverses_the_seed_and_keeps_the_constraints():
+    cycle, house = parse_pattern("4-cycle"), parse_pattern("house")
+    assert cpu_engine.seed_swaps(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
+    assert not cpu_engine.seed_swaps(compile_plans(cycle, per_edge_plans(cycle))).any()
+    assert cpu_engine.seed_swaps(compile_plans(house, shared_plans(house))).tolist() == [1, 0, 0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["4-cycle", "house", "5-cycle", "P4"])
+def test_seed_swap_keeps_every_task_count(name, induced):
+    """Listing offsets come from per-task counts, so a reversed seed must find as many matches."""
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(8, 6)
+    g.apply(batch)
+    table = compile_plans(p, shared_plans(p))
+    tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], NEW)
+    view = g.batch_view(batch.changed)
+    counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
+              for options in (cpu_engine.EngineOptions(seed_swap=False), cpu_engine.EngineOptions())]
+    g.release(view)
+    assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
