@@ -4,8 +4,9 @@ Kept free of heavy imports so the report and plots can use it.  An incremental n
 `BASE[-noshare][-nohoist]`: BASE is cpu-1 (one thread), cpu-all (all threads) or gpu;
 `-noshare` runs per-edge plans (the shared-plans ablation), `-nohoist` the greedy order
 with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
-`-noset` (every last-level candidate tested, no set-size counting) and `-noswap` (seeds
-never reversed toward the lower-degree row): the `cpu_engine.EngineOptions` ablations.
+`-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
+reversed toward the lower-degree row) and `-nohash` (no hash sets of long seed rows): the
+`cpu_engine.EngineOptions` ablations.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nohash")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -37,6 +38,7 @@ class EngineVariant(NamedTuple):
     hoist: bool
     set_count: bool = True  # CPU engine only
     seed_swap: bool = True  # CPU engine only
+    seed_hash: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -44,4 +46,4 @@ def engine_variant(name: str) -> EngineVariant:
     base = next(b for b in _BASES if name.startswith(b))
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
                          "-noshare" not in name, "-nohoist" not in name,
-                         "-noset" not in name, "-noswap" not in name)
+                         "-noset" not in name, "-noswap" not in name, "-nohash" not in name)

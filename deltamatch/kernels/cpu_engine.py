@@ -127,6 +127,77 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
     return common
 
 
+# A seed row (positions 0, 1) at least this long gets a hash set once per task when a
+# deeper level tests membership in it; shorter rows are merged or galloped as before.
+_HASH_MIN_DEGREE = 32
+
+
+@njit(inline="always", cache=True)
+def _hash_slot(w, mask):
+    """Fibonacci hashing (Knuth 6.4): the high bits of w * 2^32/phi, masked."""
+    return (w * 0x9E3779B1 >> 16) & mask
+
+
+@njit(inline="always", cache=True)
+def _hashes_seed_row(j, lv, x, degree, hset):
+    """Whether level l tests membership in seed row j (of vertex x) through its hash set:
+    hashing is on (hset[j] >= 0), l >= 3 (so the set is used by every prefix of the task)
+    and the row is long."""
+    return j < 2 and lv >= 3 and hset[j] >= 0 and degree[x] >= _HASH_MIN_DEGREE
+
+
+@njit(cache=True)
+def _seed_row_table(j, x, offsets, degree, pool, hset, work):
+    """(start, mask) of the open-addressing hash set of seed row j (vertex x) in hset.
+
+    hset[j] is the table's size, 0 until the first use in a task builds it (hset[0:2]
+    are reset per task); the tables of positions 0 and 1 start at 2 and 2 + half.
+    """
+    half = (hset.shape[0] - 2) // 2
+    start = 2 + j * half
+    size = hset[j]
+    if size == 0:
+        d = degree[x]
+        size = 16
+        while size < 2 * d:
+            size <<= 1
+        hset[start:start + size] = -1
+        xs = offsets[x]
+        for i in range(d):
+            y = pool[xs + i]
+            h = _hash_slot(y, size - 1)
+            while hset[start + h] >= 0:
+                h = (h + 1) & (size - 1)
+            hset[start + h] = y
+        hset[j] = size
+        work[0] += d
+    return start, size - 1
+
+
+@njit(inline="always", cache=True)
+def _hashed(hset, start, mask, w):
+    """Is w in the hash set at hset[start : start + mask + 1]?"""
+    h = _hash_slot(w, mask)
+    while True:
+        y = hset[start + h]
+        if y == w:
+            return True
+        if y < 0:
+            return False
+        h = (h + 1) & mask
+
+
+@njit(cache=True)
+def _hashed_count(src, s0, n, hset, start, mask, work):
+    """How many of src[s0 : s0+n] are in the hash set at hset[start:]."""
+    common = 0
+    for i in range(n):
+        common += _hashed(hset, start, mask, src[s0 + i])
+    work[0] += n
+    work[1] += n
+    return common
+
+
 @njit(inline="always", cache=True)
 def _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, w):
     """Whether w is in the set a counted last level sizes: within the bounds, in
@@ -141,14 +212,15 @@ def _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor,
 
 @njit(cache=True)
 def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
-                b_slot, b_ptr, b_partner, b_rank, ptr, work):
+                b_slot, b_ptr, b_partner, b_rank, ptr, work, hset):
     """A counted last level (edge-induced, not hoisted, not listing) as a set size.
 
     S = the candidates src[s0 : s0+n] (already past the lower bound and below the upper)
     that are in every other neighbour's row among positions first .. top-1.  The matches
     are S minus the vertices matched at first .. top-1 and minus the members a changed pair
     of rank < r joins to a neighbour there: both are few, and found from the match and the
-    neighbours' batch partners rather than by testing every member of S.
+    neighbours' batch partners rather than by testing every member of S.  When the shorter
+    side is tested against a long seed row, the row's hash set answers (`_seed_row_table`).
     """
     others = 0
     other = -1
@@ -164,7 +236,14 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         xs = offsets[x]
         lo = lower_bound(pool, xs, degree[x], lower + 1)
         hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
-        size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
+        if n < hi - lo and _hashes_seed_row(other, lv, x, degree, hset):
+            start, mask = _seed_row_table(other, x, offsets, degree, pool, hset, work)
+            size = _hashed_count(src, s0, n, hset, start, mask, work)
+        elif anchor >= 0 and hi - lo < n and _hashes_seed_row(anchor, lv, m[anchor], degree, hset):
+            start, mask = _seed_row_table(anchor, m[anchor], offsets, degree, pool, hset, work)
+            size = _hashed_count(pool, xs + lo, hi - lo, hset, start, mask, work)
+        else:
+            size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
     else:
         size = 0
         for j in range(first, top):
@@ -214,7 +293,7 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
 @njit(cache=True)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -260,7 +339,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     if last and not hoist and set_count and not emit and not check_other and not induced:
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
-                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work)
+                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, hset)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
@@ -289,11 +368,17 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             if not need and not induced:
                 continue
             x = m[j]
+            probes += 1
+            if _hashes_seed_row(j, lv, x, degree, hset):
+                start, mask = _seed_row_table(j, x, offsets, degree, pool, hset, work)
+                if _hashed(hset, start, mask, w) != need:
+                    ok = False
+                    break
+                continue
             xs = offsets[x]
             xd = degree[x]
             q = _gallop(pool, xs, xd, ptr[j], w)
             ptr[j] = q
-            probes += 1
             if (q < xd and pool[xs + q] == w) != need:
                 ok = False
                 break
@@ -331,13 +416,16 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(cache=True)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, hset):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
     m[1] = v
     fresh[:] = False
+    if hset[0] >= 0:
+        hset[0] = 0
+        hset[1] = 0
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
@@ -348,19 +436,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, hset)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -377,18 +465,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                              cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
-                             set_count)
+                             set_count, hset)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count)
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count,
+                              hset)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         set_count)
+                                         set_count, hset)
                 lv -= 1
     return total
 
@@ -396,26 +485,26 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(cache=True)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset)
 
 
 @njit(cache=True)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, hset)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -444,7 +533,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=True)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps):
+               out_offsets, out, emit, set_count, swaps, seed_hash):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
     runs a task's seed reversed when that puts the lower-degree endpoint at position 1
     (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
@@ -454,6 +543,11 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     ptr = np.zeros(k, dtype=np.int64)
     m = np.empty(k, dtype=np.int64)
     fresh = np.zeros(k, dtype=np.bool_)
+    table = 16
+    while table < 2 * width:
+        table <<= 1
+    hset = np.empty(2 + 2 * table if seed_hash else 2, dtype=np.int32)
+    hset[:2] = 0 if seed_hash else -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
@@ -463,31 +557,31 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, set_count)
+                            emit, wk, set_count, hset)
 
 
 @njit(parallel=True, cache=True)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  set_count, swaps, n_chunks):
+                  set_count, swaps, seed_hash, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, set_count, swaps)
+                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_hash)
     return counts, work
 
 
 @njit(cache=True)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                set_count, swaps):
+                set_count, swaps, seed_hash):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps)
+               out_offsets, out, emit, set_count, swaps, seed_hash)
     return counts, work
 
 
@@ -508,16 +602,20 @@ class EngineOptions(NamedTuple):
     test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
     seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
     endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
+    seed_hash: levels >= 3 test membership in a long seed row through a hash set built once
+    per task (`_seed_row_table`) instead of searching the row (DELTAMATCH_CPU_SEED_HASH=0).
     Listing never uses these paths, so rows and their order are unaffected.
     """
 
     set_count: bool = True
     seed_swap: bool = True
+    seed_hash: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
         return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
-                   seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"))
+                   seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
+                   seed_hash=_env_switch("DELTAMATCH_CPU_SEED_HASH"))
 
 
 def seed_swaps(plans: PlanTable) -> np.ndarray:
@@ -554,7 +652,8 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit, options.set_count,
-            seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8))
+            seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
+            options.seed_hash)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -587,7 +686,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
-          EngineOptions(set_count=False, seed_swap=False))
+          EngineOptions(set_count=False, seed_swap=False, seed_hash=False))
     return out
 
 
