@@ -94,7 +94,7 @@ def _matched_between(m, lo, hi, w):
 
 # Above this length ratio a sorted-row intersection gallops the shorter row through the
 # longer one (|A| log(|B|/|A|) steps) instead of merging both (|A| + |B| steps).
-_GALLOP_RATIO = 16
+_GALLOP_RATIO = 8
 
 
 @njit(cache=True)
@@ -208,6 +208,18 @@ def _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor,
         if j != anchor and conn[lv, j] == 1 and not contains(pool, offsets[m[j]], degree[m[j]], w):
             return False
     return True
+
+
+@njit(inline="always", cache=True)
+def _batch_partners(lv, m, conn, first, top, b_slot, b_ptr):
+    """How many changed pairs touch level l's neighbours at positions first .. top-1: what
+    `_count_last` walks to find batch-excluded members."""
+    total = 0
+    for j in range(first, top):
+        s = b_slot[m[j]]
+        if conn[lv, j] == 1 and s >= 0:
+            total += b_ptr[s + 1] - b_ptr[s]
+    return total
 
 
 @njit(cache=True)
@@ -336,7 +348,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         slen = degree[m[anchor]]
         first = 0
     i0 = lower_bound(src, s0, slen, lower + 1)
-    if last and not hoist and set_count and not emit and not check_other and not induced:
+    # Sized as a set unless the neighbours' batch partners (walked for the exclusions)
+    # outnumber the candidates: a vertex with many changed pairs would cost that per task.
+    if (last and not hoist and set_count and not emit and not check_other and not induced
+            and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
                            top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, hset)
