@@ -633,6 +633,23 @@ class EngineOptions(NamedTuple):
                    seed_hash=_env_switch("DELTAMATCH_CPU_SEED_HASH"))
 
 
+# seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
+# recycled id never matches: every batch counts with the same tables again.
+_SEED_SWAPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_SEED_SWAPS_KEPT = 64
+
+
+def _cached_seed_swaps(plans: PlanTable) -> np.ndarray:
+    hit = _SEED_SWAPS.get(id(plans.order))
+    if hit is not None and hit[0] is plans.order:
+        return hit[1]
+    if len(_SEED_SWAPS) >= _SEED_SWAPS_KEPT:
+        _SEED_SWAPS.clear()
+    swaps = seed_swaps(plans)
+    _SEED_SWAPS[id(plans.order)] = (plans.order, swaps)
+    return swaps
+
+
 def seed_swaps(plans: PlanTable) -> np.ndarray:
     """Per plan (int8): 1 or -1 when a task may run its seed (u, v) as (v, u), placing the
     lower-degree endpoint at position 1 or 0, whichever alone is level 2's neighbour; else 0.
@@ -667,7 +684,7 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit, options.set_count,
-            seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
+            _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
             options.seed_hash)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
