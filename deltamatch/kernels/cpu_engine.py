@@ -96,6 +96,10 @@ def _matched_between(m, lo, hi, w):
 # longer one (|A| log(|B|/|A|) steps) instead of merging both (|A| + |B| steps).
 _GALLOP_RATIO = 8
 
+# Below this many candidates a counted last level tests each one (`_extend`'s loop): the
+# set-size path's fixed cost (rows bounded, exclusions walked) is measured not to pay there.
+_SET_COUNT_MIN = 16
+
 
 @njit(cache=True)
 def _intersection_size(a, a0, na, b, b0, nb, work):
@@ -348,9 +352,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         slen = degree[m[anchor]]
         first = 0
     i0 = lower_bound(src, s0, slen, lower + 1)
-    # Sized as a set unless the neighbours' batch partners (walked for the exclusions)
-    # outnumber the candidates: a vertex with many changed pairs would cost that per task.
+    # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
+    # or the neighbours' batch partners, walked for the exclusions, outnumber them.
     if (last and not hoist and set_count and not emit and not check_other and not induced
+            and slen - i0 >= _SET_COUNT_MIN
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
