@@ -138,7 +138,7 @@ _HASH_MIN_DEGREE = 32
 
 @njit(inline="always", cache=True)
 def _hash_slot(w, mask):
-    """Fibonacci hashing (Knuth 6.4): the high bits of w * 2^32/phi, masked."""
+    """Multiplicative (Fibonacci) hashing, Knuth TAOCP 6.4: bits 16 and up of w * floor(2^32/phi), masked."""
     return (w * 0x9E3779B1 >> 16) & mask
 
 
@@ -321,7 +321,9 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     vertices matched since are skipped by the caller (a counted last level is summed
     by `_collapsed_count`).  Returns the number of candidates (l < k-1, or a hoisted
     level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
-    membership probes and bound searches.
+    membership probes and bound searches.  With `set_count`, a counted last level may be
+    sized as a set instead (`_count_last`); membership in a long seed row may be answered
+    by its hash set in `hset` (`_seed_row_table`; hset[0] < 0: no hashing).
     """
     last = lv == k - 1
     hoist = dep[lv] < lv - 1
