@@ -3,7 +3,10 @@
 Kept free of heavy imports so the report and plots can use it.  An incremental name is
 `BASE[-noshare][-nohoist]`: BASE is cpu-1 (one thread), cpu-all (all threads) or gpu;
 `-noshare` runs per-edge plans (the shared-plans ablation), `-nohoist` the greedy order
-with no loop-invariant candidate sets (the hoisting ablation).
+with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
+`-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
+reversed toward the lower-degree row) and `-nohash` (no hash sets of long seed rows): the
+`cpu_engine.EngineOptions` ablations.
 """
 
 from __future__ import annotations
@@ -12,12 +15,18 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nohash")
 
-INCREMENTAL = tuple(b + a for b in _BASES for a in _ABLATIONS) + ("rest",)
+
+def _ablations(base: str) -> tuple[str, ...]:
+    return _ABLATIONS + (_CPU_ABLATIONS if base.startswith("cpu") else ())
+
+
+INCREMENTAL = tuple(b + a for b in _BASES for a in _ablations(b)) + ("rest",)
 ENGINES = INCREMENTAL[:-1] + ("recount", "networkx", "rest")
 DEFAULT_ENGINES = ("recount", "cpu-1", "cpu-all", "gpu", "networkx")
 # (ablation, what it is compared with): the ratio columns of the report.
-ABLATION_PAIRS = tuple((b + a, b) for b in _BASES for a in _ABLATIONS[1:])
+ABLATION_PAIRS = tuple((b + a, b) for b in _BASES for a in _ablations(b)[1:])
 
 
 class EngineVariant(NamedTuple):
@@ -27,10 +36,14 @@ class EngineVariant(NamedTuple):
     all_threads: bool
     shared: bool
     hoist: bool
+    set_count: bool = True  # CPU engine only
+    seed_swap: bool = True  # CPU engine only
+    seed_hash: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
     """The switches of an incremental engine name (see the module docstring)."""
     base = next(b for b in _BASES if name.startswith(b))
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
-                         "-noshare" not in name, "-nohoist" not in name)
+                         "-noshare" not in name, "-nohoist" not in name,
+                         "-noset" not in name, "-noswap" not in name, "-nohash" not in name)

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from deltamatch.bench.workload import Workload
+from deltamatch.kernels.cpu_engine import EngineOptions
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
@@ -75,8 +76,10 @@ class _TimedBackend:
         return getattr(self._inner, name)
 
 
-def _timed_replica(backend: str) -> GraphReplica:
+def _timed_replica(backend: str, cpu_options: EngineOptions | None = None) -> GraphReplica:
     replica = GraphReplica(backend)
+    if replica.backend.name == "cpu":
+        replica.backend.options = cpu_options
     replica.backend = _TimedBackend(replica.backend)
     return replica
 
@@ -107,14 +110,15 @@ class _Budget:
 
 def run_incremental(workload: Workload, pattern: Pattern, *, engine: str, backend: str, threads: int,
                     workers: int = 1, shared: bool = True, hoist: bool = True, policy: str = "even",
-                    list_limit: int = 0,
+                    list_limit: int = 0, cpu_options: EngineOptions | None = None,
                     time_limit: float | None = None, on_batch=None) -> EngineRun:
-    """SchedulerCore over `workers` replicas: load, register (static count), then every batch."""
+    """SchedulerCore over `workers` replicas: load, register (static count), then every batch.
+    `cpu_options` switches the CPU engine's count paths (None: the environment's)."""
     run = EngineRun(engine, backend, threads, workers)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        replicas = [_timed_replica(backend) for _ in range(workers)]
+        replicas = [_timed_replica(backend, cpu_options) for _ in range(workers)]
         core = SchedulerCore(WorkerPool(replicas), shared=shared, hoist=hoist, list_limit=list_limit,
                              policy=policy)
         start = time.perf_counter()

@@ -24,6 +24,7 @@ from deltamatch.bench.meta import run_metadata
 from deltamatch.bench.metrics import BASELINES, agreement, column, delta_matches, speedups, summarize
 from deltamatch.bench.registry import EXTRAS, run_extra
 from deltamatch.bench.workload import Workload, make_workload
+from deltamatch.kernels.cpu_engine import EngineOptions
 from deltamatch.scheduler.patterns import Pattern, parse_pattern
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
@@ -112,7 +113,8 @@ def _engine_runner(name: str, config: BenchConfig, gpu_ok: bool, gpu_why: str) -
     return lambda w, p, cb: eng.run_incremental(
         w, p, engine=name, backend=variant.backend, threads=threads, workers=config.workers,
         shared=variant.shared, hoist=variant.hoist, policy=config.policy, list_limit=config.list_limit,
-        time_limit=limit, on_batch=cb)
+        cpu_options=EngineOptions(variant.set_count, variant.seed_swap, variant.seed_hash), time_limit=limit,
+        on_batch=cb)
 
 
 def _params(config: BenchConfig, run_id: str, graph: BenchGraph, stats: dict, workload: Workload,

@@ -10,12 +10,15 @@ matches; listing runs the same search a second time writing into exact offsets.
 
 from __future__ import annotations
 
+import os
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
-from deltamatch.kernels.sorted_rows import lower_bound
+from deltamatch.kernels.sorted_rows import contains, lower_bound
 
 _NO_UPPER = 2**62
 
@@ -89,10 +92,224 @@ def _matched_between(m, lo, hi, w):
     return False
 
 
+# Above this length ratio a sorted-row intersection gallops the shorter row through the
+# longer one (|A| log(|B|/|A|) steps) instead of merging both (|A| + |B| steps).
+_GALLOP_RATIO = 8
+
+# Below this many candidates a counted last level tests each one (`_extend`'s loop): the
+# set-size path's fixed cost (rows bounded, exclusions walked) is measured not to pay there.
+_SET_COUNT_MIN = 16
+
+
+@njit(cache=True)
+def _intersection_size(a, a0, na, b, b0, nb, work):
+    """|a[a0 : a0+na] & b[b0 : b0+nb]| of two sorted rows: a branch-free merge, or galloping
+    when one row is much the longer.  work[0] += elements read, work[1] += gallop probes."""
+    if na > nb:
+        a, a0, na, b, b0, nb = b, b0, nb, a, a0, na
+    common = 0
+    if nb > _GALLOP_RATIO * na:
+        q = 0
+        for i in range(na):
+            x = a[a0 + i]
+            q = _gallop(b, b0, nb, q, x)
+            if q >= nb:
+                break
+            common += b[b0 + q] == x
+        work[0] += na
+        work[1] += na
+        return common
+    i = 0
+    j = 0
+    while i < na and j < nb:
+        x = a[a0 + i]
+        y = b[b0 + j]
+        common += x == y
+        i += x <= y
+        j += y <= x
+    work[0] += i + j
+    return common
+
+
+# A seed row (positions 0, 1) at least this long gets a hash set once per task when a
+# deeper level tests membership in it; shorter rows are merged or galloped as before.
+_HASH_MIN_DEGREE = 32
+
+
+@njit(inline="always", cache=True)
+def _hash_slot(w, mask):
+    """Multiplicative (Fibonacci) hashing, Knuth TAOCP 6.4: bits 16 and up of w * floor(2^32/phi), masked."""
+    return (w * 0x9E3779B1 >> 16) & mask
+
+
+@njit(inline="always", cache=True)
+def _hashes_seed_row(j, lv, x, degree, hset):
+    """Whether level l tests membership in seed row j (of vertex x) through its hash set:
+    hashing is on (hset[j] >= 0), l >= 3 (so the set is used by every prefix of the task)
+    and the row is long."""
+    return j < 2 and lv >= 3 and hset[j] >= 0 and degree[x] >= _HASH_MIN_DEGREE
+
+
+@njit(cache=True)
+def _seed_row_table(j, x, offsets, degree, pool, hset, work):
+    """(start, mask) of the open-addressing hash set of seed row j (vertex x) in hset.
+
+    hset[j] is the table's size, 0 until the first use in a task builds it (hset[0:2]
+    are reset per task); the tables of positions 0 and 1 start at 2 and 2 + half.
+    """
+    half = (hset.shape[0] - 2) // 2
+    start = 2 + j * half
+    size = hset[j]
+    if size == 0:
+        d = degree[x]
+        size = 16
+        while size < 2 * d:
+            size <<= 1
+        hset[start:start + size] = -1
+        xs = offsets[x]
+        for i in range(d):
+            y = pool[xs + i]
+            h = _hash_slot(y, size - 1)
+            while hset[start + h] >= 0:
+                h = (h + 1) & (size - 1)
+            hset[start + h] = y
+        hset[j] = size
+        work[0] += d
+    return start, size - 1
+
+
+@njit(inline="always", cache=True)
+def _hashed(hset, start, mask, w):
+    """Is w in the hash set at hset[start : start + mask + 1]?"""
+    h = _hash_slot(w, mask)
+    while True:
+        y = hset[start + h]
+        if y == w:
+            return True
+        if y < 0:
+            return False
+        h = (h + 1) & mask
+
+
+@njit(cache=True)
+def _hashed_count(src, s0, n, hset, start, mask, work):
+    """How many of src[s0 : s0+n] are in the hash set at hset[start:]."""
+    common = 0
+    for i in range(n):
+        common += _hashed(hset, start, mask, src[s0 + i])
+    work[0] += n
+    work[1] += n
+    return common
+
+
+@njit(inline="always", cache=True)
+def _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, w):
+    """Whether w is in the set a counted last level sizes: within the bounds, in
+    src[s0 : s0+n] and in the row of every neighbour at positions first .. top-1 but the anchor."""
+    if w <= lower or w >= upper or not contains(src, s0, n, w):
+        return False
+    for j in range(first, top):
+        if j != anchor and conn[lv, j] == 1 and not contains(pool, offsets[m[j]], degree[m[j]], w):
+            return False
+    return True
+
+
+@njit(inline="always", cache=True)
+def _batch_partners(lv, m, conn, first, top, b_slot, b_ptr):
+    """How many changed pairs touch level l's neighbours at positions first .. top-1: what
+    `_count_last` walks to find batch-excluded members."""
+    total = 0
+    for j in range(first, top):
+        s = b_slot[m[j]]
+        if conn[lv, j] == 1 and s >= 0:
+            total += b_ptr[s + 1] - b_ptr[s]
+    return total
+
+
+@njit(cache=True)
+def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
+                b_slot, b_ptr, b_partner, b_rank, ptr, work, hset):
+    """A counted last level (edge-induced, not hoisted, not listing) as a set size.
+
+    S = the candidates src[s0 : s0+n] (already past the lower bound and below the upper)
+    that are in every other neighbour's row among positions first .. top-1.  The matches
+    are S minus the vertices matched at first .. top-1 and minus the members a changed pair
+    of rank < r joins to a neighbour there: both are few, and found from the match and the
+    neighbours' batch partners rather than by testing every member of S.  When the shorter
+    side is tested against a long seed row, the row's hash set answers (`_seed_row_table`).
+    """
+    others = 0
+    other = -1
+    for j in range(first, top):
+        if j != anchor and conn[lv, j] == 1:
+            others += 1
+            other = j
+    if others == 0:
+        size = n
+        work[0] += n
+    elif others == 1:
+        x = m[other]
+        xs = offsets[x]
+        lo = lower_bound(pool, xs, degree[x], lower + 1)
+        hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
+        if n < hi - lo and _hashes_seed_row(other, lv, x, degree, hset):
+            start, mask = _seed_row_table(other, x, offsets, degree, pool, hset, work)
+            size = _hashed_count(src, s0, n, hset, start, mask, work)
+        elif anchor >= 0 and hi - lo < n and _hashes_seed_row(anchor, lv, m[anchor], degree, hset):
+            start, mask = _seed_row_table(anchor, m[anchor], offsets, degree, pool, hset, work)
+            size = _hashed_count(pool, xs + lo, hi - lo, hset, start, mask, work)
+        else:
+            size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
+    else:
+        size = 0
+        for j in range(first, top):
+            ptr[j] = 0
+        for i in range(n):
+            w = src[s0 + i]
+            ok = True
+            for j in range(first, top):
+                if j == anchor or conn[lv, j] == 0:
+                    continue
+                x = m[j]
+                q = _gallop(pool, offsets[x], degree[x], ptr[j], w)
+                ptr[j] = q
+                if q >= degree[x] or pool[offsets[x] + q] != w:
+                    ok = False
+                    break
+            size += ok
+        work[0] += n
+        work[1] += n * (others - 1)
+    for j in range(first, top):
+        if _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, m[j]):
+            size -= 1
+    for j in range(first, top):
+        s = b_slot[m[j]] if conn[lv, j] == 1 else -1
+        if s < 0:
+            continue
+        for e in range(b_ptr[s], b_ptr[s + 1]):
+            w = b_partner[e]
+            if b_rank[e] >= r or _matched_between(m, first, top, w):
+                continue
+            if not _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper,
+                            w):
+                continue
+            counted = False
+            for i in range(first, j):
+                if conn[lv, i] == 1:
+                    rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, m[i])
+                    if rank >= 0 and rank < r:
+                        counted = True
+                        break
+            if not counted:
+                size -= 1
+    work[1] += top - first
+    return size
+
+
 @njit(cache=True)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -104,7 +321,9 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     vertices matched since are skipped by the caller (a counted last level is summed
     by `_collapsed_count`).  Returns the number of candidates (l < k-1, or a hoisted
     level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
-    membership probes and bound searches.
+    membership probes and bound searches.  With `set_count`, a counted last level may be
+    sized as a set instead (`_count_last`); membership in a long seed row may be answered
+    by its hash set in `hset` (`_seed_row_table`; hset[0] < 0: no hashing).
     """
     last = lv == k - 1
     hoist = dep[lv] < lv - 1
@@ -135,6 +354,14 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         slen = degree[m[anchor]]
         first = 0
     i0 = lower_bound(src, s0, slen, lower + 1)
+    # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
+    # or the neighbours' batch partners, walked for the exclusions, outnumber them.
+    if (last and not hoist and set_count and not emit and not check_other and not induced
+            and slen - i0 >= _SET_COUNT_MIN
+            and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
+        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
+                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, hset)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
@@ -163,11 +390,17 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             if not need and not induced:
                 continue
             x = m[j]
+            probes += 1
+            if _hashes_seed_row(j, lv, x, degree, hset):
+                start, mask = _seed_row_table(j, x, offsets, degree, pool, hset, work)
+                if _hashed(hset, start, mask, w) != need:
+                    ok = False
+                    break
+                continue
             xs = offsets[x]
             xd = degree[x]
             q = _gallop(pool, xs, xd, ptr[j], w)
             ptr[j] = q
-            probes += 1
             if (q < xd and pool[xs + q] == w) != need:
                 ok = False
                 break
@@ -205,13 +438,16 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(cache=True)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, hset):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
     m[1] = v
     fresh[:] = False
+    if hset[0] >= 0:
+        hset[0] = 0
+        hset[1] = 0
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
@@ -222,19 +458,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, hset)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -250,17 +486,20 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
         if lv + 1 == k - 1:
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                             cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh)
+                             cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
+                             set_count, hset)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh)
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count,
+                              hset)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                                         cand, width, cnt, ptr, order, out, work, dep, fresh, last_two)
+                                         cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
+                                         set_count, hset)
                 lv -= 1
     return total
 
@@ -268,26 +507,26 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(cache=True)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset)
 
 
 @njit(cache=True)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, hset)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -316,44 +555,55 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=True)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit):
-    """Tasks c, c + n_chunks, ... with one set of scratch buffers."""
+               out_offsets, out, emit, set_count, swaps, seed_hash):
+    """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
+    runs a task's seed reversed when that puts the lower-degree endpoint at position 1
+    (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
     ptr = np.zeros(k, dtype=np.int64)
     m = np.empty(k, dtype=np.int64)
     fresh = np.zeros(k, dtype=np.bool_)
+    table = 16
+    while table < 2 * width:
+        table <<= 1
+    hset = np.empty(2 + 2 * table if seed_hash else 2, dtype=np.int32)
+    hset[:2] = 0 if seed_hash else -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
+        u, v = tu[t], tv[t]
+        if swaps[p] != 0 and (swaps[p] == 1) == (degree[u] < degree[v]):
+            u, v = v, u
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
-                            last_twos[p], k, induced, tu[t], tv[t], tr[t], b_slot, b_ptr, b_partner, b_rank,
+                            last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk)
+                            emit, wk, set_count, hset)
 
 
 @njit(parallel=True, cache=True)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  n_chunks):
+                  set_count, swaps, seed_hash, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit)
+                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_hash)
     return counts, work
 
 
 @njit(cache=True)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
-                tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit):
+                tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
+                set_count, swaps, seed_hash):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit)
+               out_offsets, out, emit, set_count, swaps, seed_hash)
     return counts, work
 
 
@@ -361,15 +611,88 @@ def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_tw
 _PARALLEL_MIN_TASKS = 128
 
 
+def _env_switch(name: str) -> bool:
+    """An engine switch from the environment: on unless set to 0, false, no or off."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+class EngineOptions(NamedTuple):
+    """Switches of the count path, each on by default (off: the ablation baseline).
+
+    set_count: a counted last level is the size of a set intersection, corrected for the
+    few matched vertices and batch-excluded pairs in it (`_count_last`), instead of a
+    test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
+    seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
+    endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
+    seed_hash: levels >= 3 test membership in a long seed row through a hash set built once
+    per task (`_seed_row_table`) instead of searching the row (DELTAMATCH_CPU_SEED_HASH=0).
+    Listing never uses these paths, so rows and their order are unaffected.
+    """
+
+    set_count: bool = True
+    seed_swap: bool = True
+    seed_hash: bool = True
+
+    @classmethod
+    def from_env(cls) -> EngineOptions:
+        return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
+                   seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
+                   seed_hash=_env_switch("DELTAMATCH_CPU_SEED_HASH"))
+
+
+# seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
+# recycled id never matches: every batch counts with the same tables again.
+_SEED_SWAPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_SEED_SWAPS_KEPT = 64
+
+
+def _cached_seed_swaps(plans: PlanTable) -> np.ndarray:
+    hit = _SEED_SWAPS.get(id(plans.order))
+    if hit is not None and hit[0] is plans.order:
+        return hit[1]
+    if len(_SEED_SWAPS) >= _SEED_SWAPS_KEPT:
+        _SEED_SWAPS.clear()
+    swaps = seed_swaps(plans)
+    _SEED_SWAPS[id(plans.order)] = (plans.order, swaps)
+    return swaps
+
+
+def seed_swaps(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 or -1 when a task may run its seed (u, v) as (v, u), placing the
+    lower-degree endpoint at position 1 or 0, whichever alone is level 2's neighbour; else 0.
+
+    A plan p may reverse its seed when an automorphism s swaps its seed vertices a, b and maps
+    its constraints onto themselves: f -> f∘s then pairs the embeddings a task finds from
+    (u, v) one to one with those from (v, u), both matching the same subgraph, so every
+    task's count (hence its listing offsets) is unchanged.
+    """
+    swaps = np.zeros(plans.order.shape[0], dtype=np.int8)
+    if plans.k < 3:
+        return swaps
+    for p, order in enumerate(plans.order):
+        a, b = int(order[0]), int(order[1])
+        side = int(plans.conn[p, 2, 1]) - int(plans.conn[p, 2, 0])
+        auts = plans.automorphisms[(plans.automorphisms[:, a] == b) & (plans.automorphisms[:, b] == a)]
+        if side == 0 or auts.shape[0] == 0:
+            continue
+        bound = np.zeros((plans.k, plans.k), dtype=np.int8)
+        bound[np.ix_(order, order)] = plans.cmp[p]
+        if (bound[auts[:, :, None], auts[:, None, :]] == bound).all(axis=(1, 2)).any():
+            swaps[p] = side
+    return swaps
+
+
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
-          work: np.ndarray | None) -> np.ndarray:
+          work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-            check_other, width, out_offsets, out, emit)
+            check_other, width, out_offsets, out, emit, options.set_count,
+            _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
+            options.seed_hash)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -381,12 +704,15 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
 
 
 def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
-                check_other: bool = False, work: np.ndarray | None = None) -> np.ndarray:
+                check_other: bool = False, work: np.ndarray | None = None,
+                options: EngineOptions | None = None) -> np.ndarray:
     """Matches found by each task (int64[T]); `check_other` drops induced matches that
     survive the batch (they are neither added nor removed).  When given, `work`
-    (int64[2]) is incremented by [candidates read, membership probes + bound searches]."""
+    (int64[2]) is incremented by [candidates read, membership probes + bound searches].
+    `options` (default: `EngineOptions.from_env()`) changes the work, never the counts."""
     none = np.zeros((0, plans.k), dtype=np.int32)
-    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work)
+    return _call(graph, plans, tasks, batch, check_other, np.zeros(tasks.size, np.int64), none, False, work,
+                 options if options is not None else EngineOptions.from_env())
 
 
 def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
@@ -398,7 +724,8 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
-    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None)
+    _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
+          EngineOptions(set_count=False, seed_swap=False, seed_hash=False))
     return out
 
 

@@ -14,8 +14,9 @@ class CpuBackend:
 
     name = "cpu"
 
-    def __init__(self) -> None:
+    def __init__(self, options: cpu_engine.EngineOptions | None = None) -> None:
         self.graph = DynamicGraph()
+        self.options = options  # None: EngineOptions.from_env() at each count
 
     def device_info(self) -> dict:
         return {"backend": self.name, "device": "cpu", "gpu_name": None, "memory_bytes": None}
@@ -30,7 +31,8 @@ class CpuBackend:
         self.graph.release(view)
 
     def count(self, plans: PlanTable, tasks: TaskList, batch: BatchView, check_other: bool) -> np.ndarray:
-        return cpu_engine.count_tasks(self.graph.view(), plans, tasks, batch, check_other)
+        return cpu_engine.count_tasks(self.graph.view(), plans, tasks, batch, check_other,
+                                      options=self.options)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: BatchView, counts: np.ndarray,
              check_other: bool) -> np.ndarray:
@@ -41,7 +43,7 @@ class CpuBackend:
         tasks = TaskList.static(self.graph.internal_edges()[part::parts])
         view = self.graph.batch_view(np.zeros((0, 2), dtype=np.int32))
         try:
-            return int(cpu_engine.count_tasks(self.graph.view(), plans, tasks, view).sum())
+            return int(cpu_engine.count_tasks(self.graph.view(), plans, tasks, view, options=self.options).sum())
         finally:
             self.graph.release(view)
 

@@ -77,11 +77,11 @@ def _batch_setup(scale: int = 9, edge_factor: int = 8):
     return g, batch
 
 
-def _side(g, batch, pattern, plans, side, work=None):
+def _side(g, batch, pattern, plans, side, work=None, options=None):
     table = compile_plans(pattern, plans)
     tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
     view = g.batch_view(batch.changed)
-    counts = cpu_engine.count_tasks(g.view(), table, tasks, view, pattern.induced, work=work)
+    counts = cpu_engine.count_tasks(g.view(), table, tasks, view, pattern.induced, work=work, options=options)
     rows = cpu_engine.list_tasks(g.view(), table, tasks, view, counts, pattern.induced)
     g.release(view)
     return int(counts.sum()), {
@@ -105,9 +105,10 @@ def test_shared_plans_do_less_work_than_per_edge_plans(name):
     g, batch = _batch_setup()
     g.apply(batch)
     shared, per_edge = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    testing = cpu_engine.EngineOptions(set_count=False)  # work counts every candidate tested
     assert (
-        _side(g, batch, p, shared_plans(p), NEW, shared)[0]
-        == _side(g, batch, p, per_edge_plans(p), NEW, per_edge)[0]
+        _side(g, batch, p, shared_plans(p), NEW, shared, testing)[0]
+        == _side(g, batch, p, per_edge_plans(p), NEW, per_edge, testing)[0]
     )
     assert shared.sum() < per_edge.sum()
 
@@ -166,3 +167,112 @@ def test_hoisting_reads_fewer_candidates(name):
         for h, w in ((True, hoisted), (False, greedy))
     ]
     assert counts[0] == counts[1] > 0 and 2 * hoisted[0] < greedy[0]
+
+
+def _random_batch_case(seed: int):
+    """A G(n, p) graph and a mixed batch: deletions, insertions, and a whole 4-clique inserted."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    pairs = np.array([(u, v) for u in range(n) for v in range(u + 1, n)], dtype=np.int64)
+    present = rng.random(pairs.shape[0]) < 0.4
+    old = pairs[present]
+    delete = old[rng.random(old.shape[0]) < 0.25]
+    insert = pairs[~present][rng.random(int((~present).sum())) < 0.2]
+    clique = np.array([(u, v) for u in range(4) for v in range(u + 1, 4)], dtype=np.int64)
+    return old, np.concatenate([insert, clique]), delete
+
+
+def _delta_counts(old, insert, delete, pattern, options) -> tuple[int, int]:
+    g = _graph(old)
+    batch = g.normalize(insert, delete)
+    table = compile_plans(pattern, shared_plans(pattern))
+    view = g.batch_view(batch.changed)
+    counts = []
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        counts.append(int(cpu_engine.count_tasks(g.view(), table, tasks, view, pattern.induced,
+                                                 options=options).sum()))
+    g.release(view)
+    return counts[0], counts[1]
+
+
+@pytest.mark.parametrize("set_count", [False, True], ids=["testing", "set-count"])
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["triangle", "tailed-triangle", "4-cycle", "diamond", "4-clique", "house",
+                                  "0-1,1-2,2-3,3-0,0-4,1-4,2-4"])  # the last: a last level with three rows
+def test_batch_deltas_equal_reference_on_random_graphs(name, induced, set_count):
+    """Removed and added counts of mixed batches against the oracle's M(G_old) and M(G_new)."""
+    p = parse_pattern(name, induced=induced)
+    options = cpu_engine.EngineOptions(set_count=set_count)
+    for seed in range(3):
+        old, insert, delete = _random_batch_case(seed)
+        keep = {tuple(e) for e in old.tolist()} - {tuple(e) for e in delete.tolist()}
+        # An induced match is its vertex set (SPEC §1): its listed tuple may change while it stays.
+        key = frozenset if induced else tuple
+        before = {key(m) for m in reference_matches(map(tuple, old), p.edges, p.k, induced)}
+        new = keep | {tuple(e) for e in insert.tolist()}
+        after = {key(m) for m in reference_matches(new, p.edges, p.k, induced)}
+        assert _delta_counts(old, insert, delete, p, options) == (len(before - after), len(after - before))
+
+
+def test_seed_swaps_only_where_an_automorphism_reverses_the_seed_and_keeps_the_constraints():
+    cycle, house = parse_pattern("4-cycle"), parse_pattern("house")
+    assert cpu_engine.seed_swaps(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
+    assert not cpu_engine.seed_swaps(compile_plans(cycle, per_edge_plans(cycle))).any()
+    assert cpu_engine.seed_swaps(compile_plans(house, shared_plans(house))).tolist() == [1, 0, 0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["4-cycle", "house", "5-cycle", "P4"])
+def test_seed_swap_keeps_every_task_count(name, induced):
+    """Listing offsets come from per-task counts, so a reversed seed must find as many matches."""
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(8, 6)
+    g.apply(batch)
+    table = compile_plans(p, shared_plans(p))
+    tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], NEW)
+    view = g.batch_view(batch.changed)
+    counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
+              for options in (cpu_engine.EngineOptions(seed_swap=False), cpu_engine.EngineOptions())]
+    g.release(view)
+    assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["4-cycle", "diamond", "house", "P4"])
+def test_seed_row_hash_sets_keep_every_task_count(name, induced):
+    """Hub seeds (rows past the hash threshold) on both sides of a mixed batch, hashing on and off."""
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(9, 8)
+    assert g.max_degree >= 4 * cpu_engine._HASH_MIN_DEGREE
+    table = compile_plans(p, shared_plans(p))
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
+                  for options in (cpu_engine.EngineOptions(seed_hash=False), cpu_engine.EngineOptions())]
+        assert np.array_equal(counts[0], counts[1])
+    g.release(view)
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "4-clique", "house", "P4"])
+def test_set_count_keeps_every_task_count_on_hub_rows(name, induced):
+    """Rows past the set-size threshold, on both sides of a mixed batch, set counting on and off."""
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(9, 8)
+    assert g.max_degree >= 4 * cpu_engine._SET_COUNT_MIN
+    table = compile_plans(p, shared_plans(p))
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
+                  for options in (cpu_engine.EngineOptions(set_count=False), cpu_engine.EngineOptions())]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+    g.release(view)
