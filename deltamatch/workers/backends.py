@@ -43,7 +43,8 @@ class CpuBackend:
         tasks = TaskList.static(self.graph.internal_edges()[part::parts])
         view = self.graph.batch_view(np.zeros((0, 2), dtype=np.int32))
         try:
-            return int(cpu_engine.count_tasks(self.graph.view(), plans, tasks, view, options=self.options).sum())
+            counts = cpu_engine.count_tasks(self.graph.view(), plans, tasks, view, options=self.options)
+            return int(counts.sum())
         finally:
             self.graph.release(view)
 
