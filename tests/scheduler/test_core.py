@@ -170,11 +170,11 @@ def test_rejected_batch_changes_nothing(insert, delete, make_core):
     core = make_core(replicas=2)
     pid = core.register(parse_pattern("triangle")).id
     core.apply([(0, 1), (1, 2), (2, 0)], [])
-    before = core.pool.broadcast("stats")
+    before = [r.stats() for r in core.pool.replicas] + [core.stats()]
     with pytest.raises(GraphInputError):
         core.apply(insert, delete)
     assert core.version == 1 and core.patterns[pid].total == 1
-    assert core.pool.broadcast("stats") == before
+    assert [r.stats() for r in core.pool.replicas] + [core.stats()] == before
     for replica in core.pool.replicas:
         assert replica.graph.edges().tolist() == [[0, 1], [0, 2], [1, 2]]
 
@@ -195,5 +195,6 @@ def test_clear_empties_the_graph_as_one_version(make_core):
     assert (out.version, out.deleted) == (2, 3)
     d = out.deltas[tri]
     assert (d.added_count, d.removed_count, d.total, d.truncated) == (0, 1, 0, True)
-    assert all(s["edges"] == 0 and s["version"] == 2 for s in core.pool.broadcast("stats"))
+    graphs = [core.stats()] + [r.stats() for r in core.pool.replicas]
+    assert all(s.edges == 0 and s.version == 2 for s in graphs)
     assert core.apply([(1, 2), (2, 3), (3, 1)], []).deltas[tri].total == 1  # the other kind of id now

@@ -8,7 +8,8 @@ from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.replica import GraphReplica, PatternPlans
+from deltamatch.workers.protocol import BatchPlan, GraphStats, PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 
 def _replica(name: str = "triangle") -> tuple[GraphReplica, PatternPlans]:
@@ -32,7 +33,7 @@ def test_execute_finds_removed_on_old_and_added_on_new_in_external_ids():
     batch = r.normalize([(100, 300), (300, 400), (400, 100)], [(100, 200)])
     changed = batch.changed
     tasks = {7: (batch_tasks(plans.batch, changed, 1, OLD), batch_tasks(plans.batch, changed, 1, NEW))}
-    res = r.execute(2, batch, tasks, list_limit=10)
+    res = r.execute(BatchPlan(2, batch, tasks, 10))
     assert res.version == 2 and r.version == 2
     assert (res.removed[7].count, res.added[7].count) == (0, 1)
     assert res.added[7].rows.tolist() == [[100, 300, 400]]
@@ -45,11 +46,11 @@ def test_listing_limit_truncates_but_counts_exactly():
     tasks = {
         7: (TaskList.static(np.zeros((0, 2), np.int64)), batch_tasks(plans.batch, batch.changed, 0, NEW))
     }
-    res = r.execute(1, batch, tasks, list_limit=4)
+    res = r.execute(BatchPlan(1, batch, tasks, 4))
     assert (res.added[7].count, res.added[7].rows.shape[0], res.added[7].truncated) == (35, 4, True)
 
 
 def test_stats_describe_the_graph():
     r, _ = _replica()
     r.apply_only(3, r.normalize([(1, 2), (2, 3), (2, 4)], []))
-    assert r.stats() == {"vertices": 4, "edges": 3, "max_degree": 3, "version": 3}
+    assert r.stats() == GraphStats(vertices=4, edges=3, max_degree=3, version=3)
