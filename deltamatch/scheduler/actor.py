@@ -303,6 +303,7 @@ class Scheduler:
 
     def _run(self, kind: str, insert, delete, batch_id: str | None) -> tuple[dict, dict]:
         with self.lock:
+            start = time.perf_counter()
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
             self.in_flight_version = self.core.version + 1
@@ -320,6 +321,7 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
+            logged = time.perf_counter()
             if kind == "clear":
                 self.snapshot()
             else:
@@ -333,9 +335,11 @@ class Scheduler:
             }
             if kind != "clear":
                 self._maybe_snapshot()
+            done = time.perf_counter()
+            stages = dict(outcome.stages(), log=done - logged)
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
                             "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
-                            "patterns": events}
+                            "patterns": events, "stages": stages, "scheduler_seconds": done - start}
 
     def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
         encoded = outcome.encoded

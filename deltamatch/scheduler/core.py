@@ -149,12 +149,15 @@ class BatchOutcome:
     merge_seconds: float = 0.0  # merging and naming the workers' results
 
     def stages(self) -> dict[str, float]:
-        """Where the batch's time went, in seconds (prediction and sorting are the allocation;
-        matching is the busiest worker's busy time less its graph update)."""
-        matching = max((b for b in self.busy_seconds), default=0.0) - self.update_seconds
+        """Where the batch's time went, in seconds: intake, allocation (features, model,
+        assignment), transport (sending plans and results: the part of the workers' round
+        trip the busiest worker was not busy), graph_update and matching (the busiest
+        worker's), commit (the scheduler's graph update), merge."""
+        busiest = max(self.busy_seconds, default=0.0)
         return {"intake": self.intake_seconds, "allocation": self.allocation_seconds,
-                "workers": self.workers_seconds, "graph_update": self.update_seconds,
-                "matching": max(matching, 0.0), "commit": self.commit_seconds, "merge": self.merge_seconds}
+                "transport": max(self.workers_seconds - busiest, 0.0), "graph_update": self.update_seconds,
+                "matching": max(busiest - self.update_seconds, 0.0), "commit": self.commit_seconds,
+                "merge": self.merge_seconds}
 
     @property
     def imbalance(self) -> float:

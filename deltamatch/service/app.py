@@ -82,6 +82,12 @@ class Metrics:
                                  ["kind"], buckets=buckets, registry=r)
         self.engine = Histogram("deltamatch_engine_seconds", "Scheduler time per batch", ["kind"],
                                 buckets=buckets, registry=r)
+        self.stages = Histogram(
+            "deltamatch_batch_stage_seconds",
+            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the Ray "
+            "round trip to the scheduler), intake, allocation, transport (plans to and results from "
+            "the workers), graph_update, matching, commit, merge, log (append, fsync, snapshot)",
+            ["stage"], buckets=(0.0001, 0.00025, 0.0005,) + buckets, registry=r)
         self.busy = Counter("deltamatch_worker_busy_seconds", "Worker busy time", ["worker"], registry=r)
         self.imbalance = Gauge("deltamatch_worker_imbalance", "max/min worker busy time of the last batch",
                                registry=r)
@@ -91,7 +97,10 @@ class Metrics:
         self.rejected = Counter("deltamatch_rejected_requests", "Requests refused", ["status"], registry=r)
         self.resets = Gauge("deltamatch_stream_resets", "Reset events sent to subscribers", registry=r)
 
-    def batch(self, kind: str, answer: dict, info: dict, seconds: float) -> None:
+    def batch(self, kind: str, answer: dict, info: dict, seconds: float, request: float,
+              call: float) -> None:
+        """Count one applied batch: `seconds` end to end in the API, `request` of it reading
+        and checking the body, `call` the scheduler call (its own time is in `info`)."""
         self.batches.labels(kind).inc()
         for result in ("inserted", "deleted", "ignored"):
             self.updates.labels(result).inc(answer[result])
@@ -100,6 +109,10 @@ class Metrics:
             self.matches.labels("removed").inc(d["removed"])
         self.latency.labels(kind).observe(seconds)
         self.engine.labels(kind).observe(info["elapsed_ms"] / 1e3)
+        self.stages.labels("request").observe(request)
+        self.stages.labels("scheduler_call").observe(max(call - info["scheduler_seconds"], 0.0))
+        for stage, stage_seconds in info["stages"].items():
+            self.stages.labels(stage).observe(stage_seconds)
         busy = info.get("busy_seconds") or []
         for w, b in enumerate(busy):
             self.busy.labels(str(w)).inc(b)
@@ -394,9 +407,10 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     # batches --------------------------------------------------------------------------
     async def _apply(kind: str, insert: np.ndarray | None, delete: np.ndarray | None,
-                     batch_id: str | None) -> dict:
+                     batch_id: str | None, received: float) -> dict:
         start = time.perf_counter()
         async with svc.lock:
+            called = time.perf_counter()
             try:
                 if kind == "batch":
                     answer, info = await svc.scheduler.apply.remote(insert, delete, batch_id)
@@ -408,10 +422,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 if isinstance(exc.cause, VertexIdError):
                     raise HTTPException(422, str(exc.cause)) from None
                 raise
+            returned = time.perf_counter()
             if info:
                 svc.stream.publish(_events(info))
         if info:
-            m.batch(kind, answer, info, time.perf_counter() - start)
+            m.batch(kind, answer, info, time.perf_counter() - start, start - received, returned - called)
         return answer
 
     @app.post("/v1/updates", tags=["graph"], dependencies=[Depends(require_token)],
@@ -419,6 +434,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                   "application/json": {"schema": UpdateRequest.model_json_schema()}}}})
     async def updates(request: Request) -> dict:
         """Apply one batch atomically as the next version; answers the per-pattern deltas."""
+        received = time.perf_counter()
         svc.need_ready()
         body = await _read_body(request, svc.config.max_request_bytes)
         obj = _json_object(body, ("batch_id", "insert", "delete"))
@@ -429,7 +445,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         batch_id = _batch_id(obj.get("batch_id"))
         insert = _edge_array(obj.get("insert"), "insert")
         delete = _edge_array(obj.get("delete"), "delete")
-        return await _apply("batch", insert, delete, batch_id)
+        return await _apply("batch", insert, delete, batch_id, received)
 
     @app.post("/v1/graph/load", tags=["graph"], dependencies=[Depends(require_token)],
               openapi_extra={"requestBody": {"required": True, "content": {
@@ -437,6 +453,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                   "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}})
     async def load(request: Request, batch_id: str | None = Query(None, max_length=MAX_BATCH_ID)) -> dict:
         """Bulk-load edges as one version (counts exact, no listings)."""
+        received = time.perf_counter()
         svc.need_ready()
         body = await _read_body(request, svc.config.max_request_bytes)
         if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
@@ -456,15 +473,16 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         if edges.shape[0] > svc.config.max_load_edges:
             raise HTTPException(413, f"edges: {edges.shape[0]} pairs exceed the load limit of "
                                      f"{svc.config.max_load_edges}")
-        return await _apply("load", edges, None, batch_id)
+        return await _apply("load", edges, None, batch_id, received)
 
     @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)])
     async def clear_graph() -> dict:
         """Remove every edge as the next version: every pattern's total drops to 0 (its
         stream gets a delta counting the removed matches, not listing them); patterns stay
         registered, and the next batch may name vertices by the other kind of id."""
+        received = time.perf_counter()
         svc.need_ready()
-        return await _apply("clear", None, None, None)
+        return await _apply("clear", None, None, None, received)
 
     # streams --------------------------------------------------------------------------
     def _stream_args(pid: int, since: int | None, last_event_id: str | None) -> int | None:
