@@ -23,6 +23,7 @@ from deltamatch.scheduler.intake import Intake
 from deltamatch.scheduler.names import Encoded, VertexNames, parse_vertex_pairs
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans, static_plan
+from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.features import PairFeatures
 from deltamatch.workers.graph import NormalizedBatch
@@ -178,7 +179,8 @@ class SchedulerCore:
     clock = staticmethod(time.perf_counter)  # elapsed/overhead clock; benchmarks may use CPU time
 
     def __init__(self, pool: WorkerPool, *, shared: bool = True, hoist: bool = True, list_limit: int = 10_000,
-                 policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None):
+                 policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None,
+                 routing: Routing | None = None):
         self.pool = pool
         self.shared = shared
         self.hoist = hoist
@@ -192,6 +194,7 @@ class SchedulerCore:
         self.last_allocation: Allocation | None = None
         self.names = VertexNames()
         self.intake = Intake()
+        self.routing = Routing.from_env() if routing is None else routing
 
     # patterns -----------------------------------------------------------------
     def register(self, pattern: Pattern, pattern_id: int | None = None) -> RegisteredPattern:
@@ -279,8 +282,10 @@ class SchedulerCore:
             for w in range(workers):
                 per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
                                       groups[2 * i + 1].take(picks[2 * i + 1][w]))
+        on_cpu = self._routes(keys, model, picks, workers)
         t_send = self.clock()
-        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit) for w in range(workers)])
+        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
+                                     for w in range(workers)])
         t_back = self.clock()
         self.intake.commit(version, batch)
         self.version = version
@@ -312,6 +317,16 @@ class SchedulerCore:
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+    def _routes(self, keys, model, picks, workers: int) -> list[frozenset[tuple[int, str]]]:
+        """Per worker, the groups its share of which the routing sends to the CPU engine
+        (judged by the share's predicted cost)."""
+        out = []
+        for w in range(workers):
+            share = [None if m is None else float(m[picks[g][w]].sum()) for g, m in enumerate(model)]
+            routed = [key for key, cost in zip(keys, share, strict=True) if self.routing.on_cpu(cost)]
+            out.append(frozenset(routed))
+        return out
 
     def _model_cost(self, pid: int, side: str, tasks: TaskList,
                     feats: PairFeatures | None) -> np.ndarray | None:

@@ -10,12 +10,13 @@ from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 
 class CpuBackend:
-    """Host graph + numba engine.  The CUDA backend offers the same methods."""
+    """Host graph + numba engine.  The CUDA backend offers the same methods.  Given a
+    `graph`, it runs the engine on that graph (a device backend's host copy)."""
 
     name = "cpu"
 
-    def __init__(self) -> None:
-        self.graph = DynamicGraph()
+    def __init__(self, graph: DynamicGraph | None = None) -> None:
+        self.graph = DynamicGraph() if graph is None else graph
 
     def device_info(self) -> dict:
         return {"backend": self.name, "device": "cpu", "gpu_name": None, "memory_bytes": None}

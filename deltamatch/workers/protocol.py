@@ -32,12 +32,14 @@ class PatternPlans:
 class BatchPlan:
     """One worker's part of one batch: apply `batch` as `version`, running `tasks[pid]` =
     (old-side tasks on G_old, new-side tasks on G_new) and listing at most `list_limit`
-    matches per side and pattern."""
+    matches per side and pattern.  The groups (pattern, "old" | "new") in `on_cpu` run on
+    the CPU engine even where the worker has a device (the scheduler's routing)."""
 
     version: int
     batch: NormalizedBatch
     tasks: Mapping[int, tuple[TaskList, TaskList]]
     list_limit: int
+    on_cpu: frozenset[tuple[int, str]] = frozenset()
 
 
 @dataclass(frozen=True)

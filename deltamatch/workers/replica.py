@@ -14,7 +14,7 @@ import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
 from deltamatch.kernels.plan_table import PlanTable, TaskList
-from deltamatch.workers.backends import make_backend
+from deltamatch.workers.backends import CpuBackend, make_backend
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
 
@@ -60,42 +60,51 @@ class GraphReplica:
     def execute(self, plan: BatchPlan) -> BatchResult:
         """Run the plan's removal tasks on G_old, apply its batch, run its addition tasks on
         G_new; rows come back in listed form (external ids), at most `plan.list_limit` per
-        side and pattern."""
+        side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
+        host graph; on a CPU backend that is the backend itself."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
         groups: dict[tuple[int, str], float] = {}
         batch, limit = plan.batch, plan.list_limit
-        view = self.backend.batch_view(batch.changed)
+        engines = {False: self.backend}
+        if plan.on_cpu and self.backend.name != "cpu":
+            engines[True] = CpuBackend(self.backend.graph)
+        views = {routed: engine.batch_view(batch.changed) for routed, engine in engines.items()}
+
+        def run(pid: int, side: str, tasks: TaskList) -> SideResult:
+            routed = (pid, side) in plan.on_cpu and len(engines) > 1
+            t0 = self.clock()
+            result = self._run_side(pid, tasks, engines[routed], views[routed], limit)
+            groups[(pid, side)] = self.clock() - t0
+            return result
+
         try:
             for pid, (old_tasks, _) in plan.tasks.items():
-                t0 = self.clock()
-                removed[pid] = self._run_side(pid, old_tasks, view, limit)
-                groups[(pid, "old")] = self.clock() - t0
+                removed[pid] = run(pid, "old", old_tasks)
             t0 = self.clock()
             self.backend.apply(batch)
             update = self.clock() - t0
             self.version = plan.version
             for pid, (_, new_tasks) in plan.tasks.items():
-                t0 = self.clock()
-                added[pid] = self._run_side(pid, new_tasks, view, limit)
-                groups[(pid, "new")] = self.clock() - t0
+                added[pid] = run(pid, "new", new_tasks)
         finally:
-            self.backend.release(view)
+            for routed, view in views.items():
+                engines[routed].release(view)
         busy = self.clock() - start
         self.busy_seconds += busy
-        run = sum(a.size + b.size for a, b in plan.tasks.values())
-        self.tasks_run += run
-        return BatchResult(plan.version, removed, added, busy, run, groups, update)
+        run_tasks = sum(a.size + b.size for a, b in plan.tasks.values())
+        self.tasks_run += run_tasks
+        return BatchResult(plan.version, removed, added, busy, run_tasks, groups, update)
 
-    def _run_side(self, pid: int, tasks: TaskList, view, list_limit: int) -> SideResult:
+    def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch
         if tasks.size == 0:
             return SideResult(0, np.zeros((0, plans.k), dtype=np.int64))
-        counts = self.backend.count(plans, tasks, view, plans.induced)
-        return self._listed(plans, tasks, view, counts, plans.induced, list_limit)
+        counts = engine.count(plans, tasks, view, plans.induced)
+        return self._listed(plans, tasks, engine, view, counts, plans.induced, list_limit)
 
-    def _listed(self, plans: PlanTable, tasks: TaskList, view, counts: np.ndarray,
+    def _listed(self, plans: PlanTable, tasks: TaskList, engine, view, counts: np.ndarray,
                 check_other: bool, list_limit: int) -> SideResult:
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
@@ -103,7 +112,7 @@ class GraphReplica:
         cut = int(np.searchsorted(np.cumsum(counts), list_limit, side="left")) + 1
         cut = min(cut, tasks.size)
         head = tasks.take(np.arange(cut))
-        rows = self.backend.list(plans, head, view, counts[:cut], check_other)
+        rows = engine.list(plans, head, view, counts[:cut], check_other)
         ext = self.graph.vertices.external[rows]
         listed = canonical_rows(ext, plans.automorphisms)[:list_limit]
         return SideResult(total, listed, listed.shape[0] < total)
