@@ -24,6 +24,7 @@ from deltamatch.scheduler.batch_log import BatchLog, Record, RecoveredState, Sna
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.warmup import exercise
 from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors
 from deltamatch.workers.graph import NormalizedBatch
@@ -186,13 +187,14 @@ class Scheduler:
     def __init__(self, data_dir: str, num_workers: int = 2, backend: str = "auto",
                  num_gpus_per_worker: float = 0.0, list_limit: int = 1000,
                  snapshot_every: int = 1000, snapshot_bytes: int = 256 << 20,
-                 max_restarts: int = 5, policy: str = "calibrated", lock_data_dir: bool = True) -> None:
+                 max_restarts: int = 5, policy: str = "calibrated", lock_data_dir: bool = True,
+                 routing: Routing | None = None) -> None:
         self.log = BatchLog(data_dir, lock=lock_data_dir)
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
         self.handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, max_restarts)
         self.pool = RayWorkerPool(self.handles, self._rebuild_source)
-        self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy)
+        self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy, routing=routing)
         self.lock = threading.Lock()
         self._ready = False
         self._state: RecoveredState | None = None

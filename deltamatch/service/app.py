@@ -35,6 +35,7 @@ from deltamatch.scheduler.actor import make_scheduler_actor
 from deltamatch.scheduler.batch_log import lock_directory
 from deltamatch.scheduler.names import VertexIdError, parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
+from deltamatch.scheduler.routing import Routing
 from deltamatch.service.config import ServiceConfig
 from deltamatch.service.streams import DeltaEvent, DeltaStream
 
@@ -151,7 +152,7 @@ class Service:
             self.scheduler = make_scheduler_actor(
                 str(data_dir), num_workers=workers, backend=backend, num_gpus_per_worker=num_gpus,
                 list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every, lock_data_dir=False,
-                policy=cfg.policy)
+                policy=cfg.policy, routing=Routing(cfg.route, cfg.route_crossover))
             recovered = await self.scheduler.start.remote()
             for p in await self.scheduler.patterns.remote():
                 self.stream.add_pattern(p["id"], p["version"], p["total"])
