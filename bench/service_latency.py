@@ -5,7 +5,9 @@ same random base graph into it and into an in-process SchedulerCore with N local
 registers the same pattern, then times batches of each size (insert a fresh random set,
 then delete it again, so the graph stays the same).  REST time is the client's wall time
 (JSON encode, HTTP, scheduler actor, worker actors, fsync of the log, answer); `engine`
-is the scheduler's own `elapsed_ms` inside the service.
+is the scheduler's own `elapsed_ms` inside the service.  Then where the time goes, per
+stage (`BatchOutcome.stages()` in process, medians; the service's
+`deltamatch_batch_stage_seconds` histograms from `/metrics`, means over each size's batches).
 
     python bench/service_latency.py [--sizes 100,100000] [--reps 30,4] [--pattern triangle]
 """
@@ -21,6 +23,7 @@ import sys
 import tempfile
 import time
 
+import httpx
 import numpy as np
 
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
@@ -40,6 +43,17 @@ def _random_edges(rng, n: int, m: int) -> np.ndarray:
     e = e[e[:, 0] != e[:, 1]]
     lo, hi = np.minimum(e[:, 0], e[:, 1]), np.maximum(e[:, 0], e[:, 1])
     return np.unique(np.stack([lo, hi], axis=1), axis=0)
+
+
+def _stage_totals(url: str) -> dict[str, tuple[float, float]]:
+    """(sum, count) of each stage histogram in the service's /metrics."""
+    out: dict[str, list[float]] = {}
+    for line in httpx.get(f"{url}/metrics").text.splitlines():
+        for part, i in (("_sum{", 0), ("_count{", 1)):
+            if line.startswith("deltamatch_batch_stage_seconds" + part):
+                stage = line.split('stage="', 1)[1].split('"', 1)[0]
+                out.setdefault(stage, [0.0, 0.0])[i] = float(line.rsplit(" ", 1)[1])
+    return {k: (v[0], v[1]) for k, v in out.items()}
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -69,13 +83,18 @@ def main() -> int:
     core.apply(batches[sizes[0]][0], None)  # warm the numba dispatch
     core.apply(None, batches[sizes[0]][0])
     direct: dict[int, list[float]] = {}
+    direct_stages: dict[int, dict[str, float]] = {}
     for s in sizes:
         direct[s] = []
+        stages: dict[str, list[float]] = {}
         for b in batches[s]:
             for ins, dele in ((b, None), (None, b)):
                 t0 = time.perf_counter()
-                core.apply(ins, dele)
+                out = core.apply(ins, dele)
                 direct[s].append(time.perf_counter() - t0)
+                for stage, seconds in out.stages().items():
+                    stages.setdefault(stage, []).append(seconds)
+        direct_stages[s] = {k: float(np.median(v)) for k, v in stages.items()}
 
     port = _free_port()
     data = tempfile.mkdtemp(prefix="dm-bench-")
@@ -101,8 +120,10 @@ def main() -> int:
     )
     rest: dict[int, list[float]] = {}
     engine: dict[int, list[float]] = {}
+    service_stages: dict[int, dict[str, float]] = {}
+    url = f"http://127.0.0.1:{port}"
     try:
-        client = DeltamatchClient(f"http://127.0.0.1:{port}")
+        client = DeltamatchClient(url)
         client.wait_ready(120)
         client.load_edges(base)
         pid = str(client.register_pattern(args.pattern)["id"])
@@ -110,12 +131,16 @@ def main() -> int:
         client.update(None, batches[sizes[0]][0])
         for s in sizes:
             rest[s], engine[s] = [], []
+            before = _stage_totals(url)
             for b in batches[s]:
                 for ins, dele in ((b, None), (None, b)):
                     t0 = time.perf_counter()
                     out = client.update(ins, dele)
                     rest[s].append(time.perf_counter() - t0)
                     engine[s].append(out["elapsed_ms"] / 1e3)
+            after = _stage_totals(url)
+            service_stages[s] = {k: (after[k][0] - before.get(k, (0.0, 0.0))[0])
+                                 / max(after[k][1] - before.get(k, (0.0, 0.0))[1], 1) for k in after}
         assert out["deltas"][pid]["total"] == next(iter(core.patterns.values())).total
         client.close()
     finally:
@@ -137,6 +162,15 @@ def main() -> int:
             f"{_pct(rest[s], 99):.1f} | {_pct(engine[s], 50):.1f} | "
             f"{_pct(rest[s], 50) - _pct(direct[s], 50):.1f} |"
         )
+    names = sorted({k for d in (*direct_stages.values(), *service_stages.values()) for k in d})
+    print("\nstages, ms (in process: median / in the service: mean)")
+    print("| stage | " + " | ".join(str(s) for s in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    for k in names:
+        nan = float("nan")
+        cells = [f"{direct_stages[s].get(k, nan) * 1e3:.2f} / {service_stages[s].get(k, nan) * 1e3:.2f}"
+                 for s in sizes]
+        print(f"| {k} | " + " | ".join(cells) + " |")
     return 0
 
 

@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
-from deltamatch.workers.replica import GraphReplica, PatternPlans  # noqa: E402
+from deltamatch.workers.protocol import BatchPlan, PatternPlans  # noqa: E402
+from deltamatch.workers.replica import GraphReplica  # noqa: E402
 
 # `deltamatch serve`, through its command module alone (robust to other subcommands' imports).
 SERVE = (
@@ -142,7 +143,7 @@ def main() -> int:
                         batch_tasks(plans, batch.changed, d, OLD),
                         batch_tasks(plans, batch.changed, d, NEW),
                     )
-                res = local.execute(version, batch, tasks, list_limit=0)
+                res = local.execute(BatchPlan(version, batch, tasks, 0))
                 line = []
                 for pid_local, pid in enumerate(ids):
                     got = answer["deltas"][str(pid)]

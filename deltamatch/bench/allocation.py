@@ -44,6 +44,7 @@ from deltamatch.scheduler.cost import Calibrator, g2miner_cost, plan_shape, pred
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
+from deltamatch.workers.features import pair_features
 from deltamatch.workers.replica import GraphReplica
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
@@ -155,8 +156,9 @@ def _start(core: SchedulerCore, names: list[str], initial: np.ndarray) -> None:
     """Register on the empty graph, then bulk-load without static counts (totals are not measured)."""
     for name in names:
         core.register(parse_pattern(name))
-    batch = core.pool.broadcast("normalize", initial, None)[0]
-    core.pool.broadcast("apply_only", 1, batch)
+    batch = core.intake.normalize(initial, None)
+    core.pool.apply_only(1, batch)
+    core.intake.commit(1, batch)
     core.version = 1
 
 
@@ -214,7 +216,7 @@ class _Probe:
     def measure(self, insert, delete, calibrator: Calibrator) -> None:
         r = self.replica
         batch = r.normalize(insert, delete)
-        feats = r.task_features(batch)
+        feats = pair_features(r.graph, batch, r.graph.num_vertices)
         backend = r.backend
         view = backend.batch_view(batch.changed)
         try:

@@ -19,7 +19,8 @@ from deltamatch.kernels.cpu_engine import EngineOptions
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
-from deltamatch.workers.replica import GraphReplica, PatternPlans
+from deltamatch.workers.protocol import PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 ALL_THREADS = numba.config.NUMBA_NUM_THREADS
 

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         t2 = time.perf_counter()
         reg = core.register(pattern)
         t3 = time.perf_counter()
-    stats = core.pool.replicas[0].stats()
+    stats = core.stats()
     out = {
         "file": args.file,
         "pattern": pattern.name or args.pattern,
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         "edges": [list(e) for e in pattern.edges],
         "induced": pattern.induced,
         "total": reg.total,
-        "graph": {"vertices": stats["vertices"], "edges": stats["edges"], "max_degree": stats["max_degree"]},
+        "graph": {"vertices": stats.vertices, "edges": stats.edges, "max_degree": stats.max_degree},
         "plans": reg.num_plans,
         "hoist": not args.no_hoist,
         "backend": core.pool.replicas[0].backend.name,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -140,12 +141,11 @@ class _Local:
         }
 
     def recount(self) -> int:
-        parts = len(self.core.pool)
         with self._counting():
-            return sum(self.core.pool.map("static_count", [(self.pid, i, parts) for i in range(parts)]))
+            return self.core.pool.static_count(self.pid)
 
     def stats(self) -> dict:
-        return self.core.pool.replicas[0].stats()
+        return dataclasses.asdict(self.core.stats())
 
 
 class _Remote:

@@ -4,15 +4,16 @@
 batch_id index.  A batch is applied, then logged and fsynced, then answered, so an
 acknowledged batch is always on disk and one that crashed mid-way was never
 acknowledged.  When the log write fails (disk full, I/O error) the batch is rolled
-back: versions and totals are restored and every worker is rebuilt from the log
-before its next call, so memory never runs ahead of the log; the caller gets
-`LogWriteError` and `health()` reports the log until a write succeeds again.
+back: versions, totals, names and the scheduler's graph are restored and every worker is
+rebuilt from the log before its next call, so memory never runs ahead of the log; the
+caller gets `LogWriteError` and `health()` reports the log until a write succeeds again.
 
 `RayWorkerPool` is the `WorkerPool` the core drives: it calls the worker actors, and
 when one dies (or restarted since it was last seen) it rebuilds that worker from
-snapshot + log, redoes the in-flight batch's normalization there, and retries the
-call, so the batch completes once.  A worker is rebuilt however often it dies, with
-backoff; one that Ray will not restart is replaced by a new actor.
+snapshot + log, re-applies an in-flight bulk load there, and retries the call, so the
+batch completes once (a `BatchPlan` carries everything the retry needs).  A worker is
+rebuilt however often it dies, with backoff; one that Ray will not restart is replaced by
+a new actor.
 
 The scheduler holds the log's writer lock and, given its owner (the API process),
 ends the moment the owner ends and never appends after it (`workers.lifeline`).
@@ -36,10 +37,12 @@ from deltamatch.scheduler.batch_log import BatchLog, LogWriteError, Record, Reco
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.warmup import exercise
-from deltamatch.workers.actor import StaleWorkerError, make_worker_actors
+from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors
+from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.lifeline import Lifeline, OwnerProcess
-from deltamatch.workers.replica import PatternPlans
+from deltamatch.workers.protocol import BatchPlan, BatchResult, PatternPlans
 
 log = logging.getLogger("deltamatch.scheduler")
 MAX_ATTEMPTS = 5
@@ -67,34 +70,59 @@ class RayWorkerPool(WorkerPool):
         self.spawn = spawn
         self.boot: list[str | None] = [None] * len(handles)
         self.plans: dict[int, PatternPlans] = {}
-        self.in_flight: tuple | None = None
+        self.in_flight: tuple[int, NormalizedBatch] | None = None  # an unacknowledged bulk load
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
 
-    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
-        if method == "normalize":
-            self.in_flight = tuple(args_per_worker[0])
-        elif method == "register":
-            self.plans[args_per_worker[0][0]] = args_per_worker[0][1]
-        elif method == "unregister":
-            self.plans.pop(args_per_worker[0][0], None)
-        refs = [self._submit(w, method, a) for w, a in enumerate(args_per_worker)]
-        results = [self._result(w, refs[w], method, a) for w, a in enumerate(args_per_worker)]
-        if method == "execute":
-            for w, r in enumerate(results):
-                self.tasks_run[w] += r.tasks_run
-                self.busy_seconds[w] += r.busy_seconds
+    def register(self, pattern_id: int, plans: PatternPlans) -> None:
+        self.plans[pattern_id] = plans
+        self._gather(lambda w: self.replicas[w].register.remote(self.boot[w], pattern_id, plans))
+
+    def unregister(self, pattern_id: int) -> None:
+        self.plans.pop(pattern_id, None)
+        self._gather(lambda w: self.replicas[w].unregister.remote(self.boot[w], pattern_id))
+
+    def static_count(self, pattern_id: int) -> int:
+        n = len(self.replicas)
+        shares = self._gather(lambda w: self.replicas[w].static_count.remote(self.boot[w], pattern_id, w, n))
+        return sum(shares)
+
+    def static_list(self, pattern_id: int) -> list[np.ndarray]:
+        n = len(self.replicas)
+        return self._gather(lambda w: self.replicas[w].static_list.remote(self.boot[w], pattern_id, w, n))
+
+    def execute(self, plans: Sequence[BatchPlan]) -> list[BatchResult]:
+        results = self._gather(lambda w: self.replicas[w].execute.remote(self.boot[w], plans[w]))
+        for w, r in enumerate(results):
+            self.tasks_run[w] += r.tasks_run
+            self.busy_seconds[w] += r.busy_seconds
         return results
+
+    def apply_only(self, version: int, batch: NormalizedBatch) -> None:
+        self.in_flight = (version, batch)
+        self._gather(lambda w: self.replicas[w].apply_only.remote(self.boot[w], version, batch))
+
+    def clear(self, version: int) -> None:
+        self._gather(lambda w: self.replicas[w].clear.remote(self.boot[w], version))
+
+    def info(self, w: int) -> dict:
+        """Worker w's device and counters (`Worker.info`)."""
+        return self._result(w, lambda w: self.replicas[w].info.remote())
 
     def batch_done(self) -> None:
         """The in-flight batch is applied everywhere: a rebuild no longer redoes it."""
         self.in_flight = None
 
-    def _submit(self, w: int, method: str, args: tuple):
-        return self.replicas[w].call.remote(self.boot[w], method, *args)
+    def _gather(self, submit: Callable[[int], ray.ObjectRef]) -> list:
+        """Submit to every worker at once, then collect in worker order."""
+        refs = [submit(w) for w in range(len(self.replicas))]
+        return [self._result(w, submit, refs[w]) for w in range(len(self.replicas))]
 
-    def _result(self, w: int, ref, method: str, args: tuple):
+    def _result(self, w: int, submit: Callable[[int], ray.ObjectRef], ref=None):
+        """The answer of `submit(w)`: a worker that died or restarted is rebuilt (plus the
+        in-flight bulk load) and asked again."""
+        ref = submit(w) if ref is None else ref
         for attempt in range(MAX_ATTEMPTS):
             try:
                 return ray.get(ref)
@@ -102,18 +130,11 @@ class RayWorkerPool(WorkerPool):
                 if not _needs_rebuild(exc) or attempt == MAX_ATTEMPTS - 1:
                     raise
             self.rebuild(w)
-            if self.in_flight is not None and method != "normalize":
-                self._call_until_done(w, "normalize", self.in_flight)
-            ref = self._submit(w, method, args)
+            if self.in_flight is not None:
+                version, batch = self.in_flight
+                ray.get(self.replicas[w].apply_only.remote(self.boot[w], version, batch))
+            ref = submit(w)
         raise AssertionError("unreachable")
-
-    def call_one(self, w: int, method: str, *args):
-        """Call one worker, rebuilding and retrying it like `map` does."""
-        return self._call_until_done(w, method, args)
-
-    def _call_until_done(self, w: int, method: str, args: tuple):
-        ref = self._submit(w, method, args)
-        return self._result(w, ref, method, args)
 
     def rebuild(self, w: int) -> None:
         """Bring worker w to the last acknowledged state, retrying with backoff while Ray restarts
@@ -148,21 +169,22 @@ class RayWorkerPool(WorkerPool):
             except RayActorError:
                 self.rebuild(w)
 
-    def replicas_empty(self) -> bool:
-        return self.broadcast("stats")[0]["edges"] == 0
-
     def invalidate_all(self) -> None:
         """Forget every worker's boot id: each is rebuilt from the log before its next call."""
         self.boot = [None] * len(self.replicas)
 
 
-class ScratchPool(WorkerPool):
-    """The workers' throw-away replicas (`Worker.scratch`): the warm-up session runs there,
-    on the real worker processes, leaving their graphs untouched."""
+class ScratchPool(RayWorkerPool):
+    """The workers' throw-away replicas (calls addressed to `SCRATCH`): the warm-up session
+    runs there, on the real worker processes, leaving their graphs untouched."""
 
-    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
-        return ray.get([h.scratch.remote(method, *a)
-                        for h, a in zip(self.replicas, args_per_worker, strict=True)])
+    def __init__(self, handles: Sequence):
+        super().__init__(handles, lambda: (np.zeros(0, np.int64), np.zeros((0, 2), np.int64), 0, []))
+        self.boot = [SCRATCH] * len(handles)
+
+    def _result(self, w: int, submit: Callable[[int], ray.ObjectRef], ref=None):
+        """No rebuild and retry: a rebuild would address the real replica."""
+        return ray.get(submit(w) if ref is None else ref)
 
 
 @dataclass(frozen=True)
@@ -205,7 +227,7 @@ class Scheduler:
                  num_gpus_per_worker: float = 0.0, list_limit: int = 1000,
                  snapshot_every: int = 1000, snapshot_bytes: int = 256 << 20,
                  policy: str = "calibrated", owner: OwnerProcess | None = None,
-                 repair: bool = False) -> None:
+                 repair: bool = False, routing: Routing | None = None) -> None:
         self.lifeline = Lifeline(owner)
         self.lifeline.exit_with_owner()
         self.log = BatchLog(data_dir)
@@ -216,7 +238,7 @@ class Scheduler:
         self.pool = RayWorkerPool(
             handles, self._rebuild_source,
             spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner)[0])
-        self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy)
+        self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy, routing=routing)
         self.lock = threading.Lock()
         self._ready = False
         self._state: RecoveredState | None = None
@@ -241,7 +263,7 @@ class Scheduler:
             self._snapshot = state.snapshot
             self.batch_ids = state.batch_ids
             self.pool.rebuild_all()
-            self.core.version = state.version
+            self.core.restore(*self._rebuild_source())
             self.core.names = VertexNames(state.vertex_kind, state.names)
             for pid in sorted(state.patterns):
                 spec = state.patterns[pid]
@@ -358,6 +380,7 @@ class Scheduler:
 
     def _run(self, kind: str, insert, delete, batch_id: str | None) -> tuple[dict, dict]:
         with self.lock:
+            start = time.perf_counter()
             if batch_id is not None and batch_id in self.batch_ids:
                 return dict(self.batch_ids[batch_id], duplicate=True), {}
             before = self._core_state(full_names=kind == "clear")
@@ -376,6 +399,7 @@ class Scheduler:
                 self.pool.batch_done()
                 self.in_flight_version = None
             answer = _answer(outcome, batch_id)
+            logged = time.perf_counter()
             try:
                 if kind == "clear":
                     self.snapshot()
@@ -395,9 +419,11 @@ class Scheduler:
             }
             if kind != "clear":
                 self._maybe_snapshot()
+            done = time.perf_counter()
+            stages = dict(outcome.stages(), log=done - logged)
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
                             "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
-                            "patterns": events}
+                            "patterns": events, "stages": stages, "scheduler_seconds": done - start}
 
     def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
         encoded = outcome.encoded
@@ -438,6 +464,7 @@ class Scheduler:
             self.core.names = before.names
         else:
             self.core.names.truncate(before.names_kind, before.names_count)
+        self.core.restore(*self._rebuild_source())  # the scheduler's graph, as logged
         self.pool.invalidate_all()
 
     def _maybe_snapshot(self) -> None:
@@ -450,7 +477,7 @@ class Scheduler:
 
     def snapshot(self) -> int:
         """Write a snapshot of the current state now; returns its version."""
-        external, edges, _ = self.pool.call_one(0, "snapshot")
+        external, edges = self.core.intake.snapshot()
         snap = Snapshot(
             version=self.core.version,
             external=external,
@@ -471,11 +498,12 @@ class Scheduler:
         """Workers (device, counters) and graph stats; refreshed only when no batch holds the lock."""
         if self._ready and self.lock.acquire(blocking=False):
             try:
-                stats = self.pool.call_one(0, "stats")
-                self._graph_stats = {k: stats[k] for k in ("vertices", "edges", "max_degree")}
+                stats = self.core.stats()
+                self._graph_stats = {"vertices": stats.vertices, "edges": stats.edges,
+                                     "max_degree": stats.max_degree}
                 for w, seen in enumerate(self._devices_at):
                     if seen != self.pool.rebuilds[w]:  # a restarted worker: new process, maybe new device
-                        self.devices[w] = self.pool.call_one(w, "info")
+                        self.devices[w] = self.pool.info(w)
                         self._devices_at[w] = self.pool.rebuilds[w]
             finally:
                 self.lock.release()

@@ -1,9 +1,10 @@
 """The scheduler's logic, free of Ray: versions, patterns, task assignment, delta merging.
 
 `SchedulerCore` drives a `WorkerPool` (local replicas in tests and the CLI, Ray actors
-in the service).  For each batch it has every replica normalize the batch, turns the
-changed pairs into tasks (changed pair x shared plan), splits them between the
-replicas, and merges their partial results into one delta per pattern.
+in the service).  For each batch it normalizes the batch once against its own copy of
+the graph (`Intake`), turns the changed pairs into tasks (changed pair x shared plan),
+splits them between the replicas, sends each its `BatchPlan`, and merges their
+`BatchResult`s into one delta per pattern.
 """
 
 from __future__ import annotations
@@ -18,16 +19,22 @@ import numpy as np
 from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.allocation import COST_POLICIES, Allocation, allocate, check_policy, greedy, split
 from deltamatch.scheduler.cost import Calibrator, PlanShape, g2miner_cost, plan_shape, predict_task_cost
+from deltamatch.scheduler.intake import Intake
 from deltamatch.scheduler.names import Encoded, VertexNames, parse_vertex_pairs
 from deltamatch.scheduler.patterns import Pattern
 from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans, static_plan
+from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.features import PairFeatures
-from deltamatch.workers.replica import BatchResult, GraphReplica, PatternPlans, SideResult
+from deltamatch.workers.graph import NormalizedBatch
+from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
+from deltamatch.workers.replica import GraphReplica
 
 
 class WorkerPool:
-    """Calls one method on every replica and returns their answers in worker order."""
+    """The workers as the core sees them: typed calls that reach every replica, answers in
+    worker order.  This one calls in-process replicas one after another; the service's
+    `RayWorkerPool` calls worker actors in parallel."""
 
     def __init__(self, replicas: Sequence[GraphReplica]):
         self.replicas = list(replicas)
@@ -35,14 +42,35 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self.replicas)
 
-    def map(self, method: str, args_per_worker: Sequence[tuple]) -> list:
-        return [getattr(r, method)(*a) for r, a in zip(self.replicas, args_per_worker, strict=True)]
+    def register(self, pattern_id: int, plans: PatternPlans) -> None:
+        for r in self.replicas:
+            r.register(pattern_id, plans)
 
-    def broadcast(self, method: str, *args) -> list:
-        return self.map(method, [args] * len(self))
+    def unregister(self, pattern_id: int) -> None:
+        for r in self.replicas:
+            r.unregister(pattern_id)
 
-    def replicas_empty(self) -> bool:
-        return self.broadcast("stats")[0]["edges"] == 0
+    def static_count(self, pattern_id: int) -> int:
+        """A whole-graph count, the edges shared between the workers."""
+        n = len(self.replicas)
+        return sum(r.static_count(pattern_id, i, n) for i, r in enumerate(self.replicas))
+
+    def static_list(self, pattern_id: int) -> list[np.ndarray]:
+        """Every current match in listed form, one array per worker's share of the edges."""
+        n = len(self.replicas)
+        return [r.static_list(pattern_id, i, n) for i, r in enumerate(self.replicas)]
+
+    def execute(self, plans: Sequence[BatchPlan]) -> list[BatchResult]:
+        """Worker w runs plans[w]."""
+        return [r.execute(p) for r, p in zip(self.replicas, plans, strict=True)]
+
+    def apply_only(self, version: int, batch: NormalizedBatch) -> None:
+        for r in self.replicas:
+            r.apply_only(version, batch)
+
+    def clear(self, version: int) -> None:
+        for r in self.replicas:
+            r.clear(version)
 
 
 @dataclass
@@ -110,11 +138,27 @@ class BatchOutcome:
     elapsed_ms: float = 0.0
     busy_seconds: list[float] = field(default_factory=list)
     allocation_seconds: float = 0.0  # prediction + sorting/assignment
-    prediction_seconds: float = 0.0  # features on one replica + the cost model
+    intake_seconds: float = 0.0  # names to codes, normalization against the scheduler's graph
+    prediction_seconds: float = 0.0  # features + the cost model
     sort_seconds: float = 0.0  # sort + min-heap assignment (or the static split)
     predicted_load: list[float] = field(default_factory=list)  # per worker, in the policy's units
     groups: list[GroupCost] = field(default_factory=list)
     encoded: Encoded | None = None  # the batch in engine ids, and the names it added (for the log)
+    workers_seconds: float = 0.0  # sending the plans until the last result is back
+    update_seconds: float = 0.0  # the slowest worker's graph update (part of workers_seconds)
+    commit_seconds: float = 0.0  # the scheduler's graph update
+    merge_seconds: float = 0.0  # merging and naming the workers' results
+
+    def stages(self) -> dict[str, float]:
+        """Where the batch's time went, in seconds: intake, allocation (features, model,
+        assignment), transport (sending plans and results: the part of the workers' round
+        trip the busiest worker was not busy), graph_update and matching (the busiest
+        worker's), commit (the scheduler's graph update), merge."""
+        busiest = max(self.busy_seconds, default=0.0)
+        return {"intake": self.intake_seconds, "allocation": self.allocation_seconds,
+                "transport": max(self.workers_seconds - busiest, 0.0), "graph_update": self.update_seconds,
+                "matching": max(busiest - self.update_seconds, 0.0), "commit": self.commit_seconds,
+                "merge": self.merge_seconds}
 
     @property
     def imbalance(self) -> float:
@@ -135,7 +179,8 @@ class SchedulerCore:
     clock = staticmethod(time.perf_counter)  # elapsed/overhead clock; benchmarks may use CPU time
 
     def __init__(self, pool: WorkerPool, *, shared: bool = True, hoist: bool = True, list_limit: int = 10_000,
-                 policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None):
+                 policy: str = "calibrated", on_batch: Callable[[BatchOutcome], None] | None = None,
+                 routing: Routing | None = None):
         self.pool = pool
         self.shared = shared
         self.hoist = hoist
@@ -148,6 +193,8 @@ class SchedulerCore:
         self.on_batch = on_batch
         self.last_allocation: Allocation | None = None
         self.names = VertexNames()
+        self.intake = Intake()
+        self.routing = Routing.from_env() if routing is None else routing
 
     # patterns -----------------------------------------------------------------
     def register(self, pattern: Pattern, pattern_id: int | None = None) -> RegisteredPattern:
@@ -156,9 +203,8 @@ class SchedulerCore:
         plan_list = (shared_plans if self.shared else per_edge_plans)(pattern, self.hoist)
         plans = PatternPlans(compile_plans(pattern, plan_list),
                              compile_plans(pattern, [static_plan(pattern, self.hoist)]))
-        self.pool.broadcast("register", pid, plans)
-        parts = len(self.pool)
-        total = sum(self.pool.map("static_count", [(pid, i, parts) for i in range(parts)]))
+        self.pool.register(pid, plans)
+        total = self.pool.static_count(pid)
         reg = RegisteredPattern(pid, pattern, plans, len(plan_list), total, self.version,
                                 plan_shape(plans.batch))
         self.patterns[pid] = reg
@@ -167,14 +213,12 @@ class SchedulerCore:
 
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id)
-        self.pool.broadcast("unregister", pattern_id)
+        self.pool.unregister(pattern_id)
 
     def matches(self, pattern_id: int) -> np.ndarray:
         """Every current match in listed form (user names), sorted."""
         reg = self.patterns[pattern_id]
-        parts = len(self.pool)
-        rows = self.pool.map("static_list", [(pattern_id, i, parts) for i in range(parts)])
-        rows = np.concatenate([r.reshape(-1, reg.pattern.k) for r in rows])
+        rows = np.concatenate([r.reshape(-1, reg.pattern.k) for r in self.pool.static_list(pattern_id)])
         if self.names.kind == "str":
             return self.names.listed(rows, reg.pattern.automorphisms)
         return rows[np.lexsort(rows.T[::-1])] if rows.shape[0] else rows
@@ -185,6 +229,17 @@ class SchedulerCore:
         return self.names.encode((parse_vertex_pairs(insert, "insert"), "insert"),
                                  (parse_vertex_pairs(delete, "delete"), "delete"))
 
+    def stats(self) -> GraphStats:
+        """The graph's size at the current version."""
+        return self.intake.stats()
+
+    def restore(self, external: np.ndarray, edges: np.ndarray, version: int,
+                batches: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> None:
+        """Bring the scheduler's graph to a snapshot plus the batches logged after it (the
+        workers are rebuilt from the same); `version` becomes the last batch's."""
+        self.intake.restore(external, edges, version, batches)
+        self.version = self.intake.version
+
     # batches ------------------------------------------------------------------
     def apply(self, insert, delete, list_limit: int | None = None) -> BatchOutcome:
         """Apply one batch atomically as the next version and return its deltas (listed
@@ -194,12 +249,13 @@ class SchedulerCore:
         start = self.clock()
         policy = self.policy
         encoded = self.encode(insert, delete)
-        batch = self.pool.broadcast("normalize", *encoded.pairs)[0]
+        batch = self.intake.normalize(*encoded.pairs)
+        t_intake = self.clock()
         feats = None
         if policy in COST_POLICIES:
             common = any(reg.shape.needs_common for reg in self.patterns.values())
-            feats = self.pool.map("task_features",
-                                  [(batch, w == 0, common) for w in range(len(self.pool))])[0]
+            feats = self.intake.features(batch, common)
+        t_feats = self.clock()
         version = self.version + 1
         changed = batch.changed
         n_del = batch.deleted.shape[0]
@@ -226,16 +282,24 @@ class SchedulerCore:
             for w in range(workers):
                 per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
                                       groups[2 * i + 1].take(picks[2 * i + 1][w]))
-        results = self.pool.map(
-            "execute", [(version, batch, per_worker[w], limit) for w in range(workers)]
-        )
+        on_cpu = self._routes(keys, model, picks, workers)
+        t_send = self.clock()
+        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
+                                     for w in range(workers)])
+        t_back = self.clock()
+        self.intake.commit(version, batch)
         self.version = version
         self.names.commit(encoded)
+        t_commit = self.clock()
         outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded)
         outcome.groups = self._record(keys, groups, model, picks, results)
         outcome.predicted_load = [float(x) for x in predicted_load]
-        outcome.prediction_seconds = (t1 - t0) + (feats.seconds if feats is not None else 0.0)
+        outcome.intake_seconds = t_intake - start
+        outcome.prediction_seconds = (t1 - t0) + (t_feats - t_intake)
         outcome.sort_seconds = t2 - t1
+        outcome.workers_seconds = t_back - t_send
+        outcome.update_seconds = max((r.update_seconds for r in results), default=0.0)
+        outcome.commit_seconds = t_commit - t_back
         for pid, reg in self.patterns.items():
             removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
             added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
@@ -246,12 +310,23 @@ class SchedulerCore:
                 added.count, removed.count, reg.total, self.names.listed(added.rows, aut),
                 self.names.listed(removed.rows, aut), added.truncated or removed.truncated,
             )
+        outcome.merge_seconds = self.clock() - t_commit
         outcome.busy_seconds = [r.busy_seconds for r in results]
         outcome.allocation_seconds = outcome.prediction_seconds + outcome.sort_seconds
         outcome.elapsed_ms = (self.clock() - start) * 1e3
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+    def _routes(self, keys, model, picks, workers: int) -> list[frozenset[tuple[int, str]]]:
+        """Per worker, the groups its share of which the routing sends to the CPU engine
+        (judged by the share's predicted cost)."""
+        out = []
+        for w in range(workers):
+            share = [None if m is None else float(m[picks[g][w]].sum()) for g, m in enumerate(model)]
+            routed = [key for key, cost in zip(keys, share, strict=True) if self.routing.on_cpu(cost)]
+            out.append(frozenset(routed))
+        return out
 
     def _model_cost(self, pid: int, side: str, tasks: TaskList,
                     feats: PairFeatures | None) -> np.ndarray | None:
@@ -295,9 +370,10 @@ class SchedulerCore:
         delta counts its removed matches; they are not listed) and the graph may take the
         other kind of vertex name afterwards."""
         start = self.clock()
-        edges = self.pool.broadcast("stats")[0]["edges"]
+        edges = self.intake.graph.num_edges
         version = self.version + 1
-        self.pool.broadcast("clear", version)
+        self.pool.clear(version)
+        self.intake.clear(version)
         self.version = version
         self.names.reset()
         outcome = BatchOutcome(version, 0, edges, 0)
@@ -316,22 +392,22 @@ class SchedulerCore:
         Into an empty graph this is an apply plus one static count per pattern;
         otherwise it is an ordinary batch with listing off.
         """
-        if self.pool.replicas_empty():
+        if self.intake.graph.num_edges == 0:
             return self._load_empty(insert)
         return self.apply(insert, None, list_limit=0)
 
     def _load_empty(self, insert) -> BatchOutcome:
         start = self.clock()
         encoded = self.encode(insert, None)
-        batch = self.pool.broadcast("normalize", *encoded.pairs)[0]
+        batch = self.intake.normalize(*encoded.pairs)
         version = self.version + 1
-        self.pool.broadcast("apply_only", version, batch)
+        self.pool.apply_only(version, batch)
+        self.intake.commit(version, batch)
         self.version = version
         self.names.commit(encoded)
         outcome = BatchOutcome(version, batch.inserted.shape[0], 0, batch.ignored, encoded=encoded)
-        parts = len(self.pool)
         for pid, reg in self.patterns.items():
-            total = sum(self.pool.map("static_count", [(pid, i, parts) for i in range(parts)]))
+            total = self.pool.static_count(pid)
             empty = np.zeros((0, reg.pattern.k), dtype=np.int64)
             outcome.deltas[pid] = PatternDelta(total, 0, total, empty, empty, total > 0)
             reg.total, reg.version = total, version

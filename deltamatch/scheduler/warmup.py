@@ -5,8 +5,10 @@ cache, a second or two from numba's disk cache), and CuPy loads its CUDA modules
 same way; a user's first batch should not pay for that.  `exercise` drives a
 `SchedulerCore` through a bulk load into an empty graph (the parallel graph rewrite),
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
-above and below the parallel-launch thresholds with insertions and deletions, listings,
-and string vertex names (so the listed form is computed under names as well).
+above and below the parallel-launch thresholds with insertions and deletions, a batch of
+present edges (the scheduler's parallel edge test), listings, and string vertex names (so
+the listed form is computed under names as well).  The scheduler's intake runs in the
+process that calls `exercise`, the engine in the workers' processes.
 """
 
 from __future__ import annotations
@@ -37,5 +39,6 @@ def exercise(core: SchedulerCore) -> None:
     chords = np.char.add("w", np.stack([np.arange(0, 600, 3), np.arange(5, 605, 3)], 1).astype(str))
     core.apply(chords, edges[:300])  # hundreds of tasks: the parallel engine
     core.apply(edges[:2], chords[:2])  # a handful: the serial engine
+    core.apply(edges[2:], None)  # thousands of present edges: ignored after the parallel edge test
     for pid in core.patterns:
         core.matches(pid)

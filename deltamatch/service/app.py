@@ -44,6 +44,7 @@ from deltamatch.scheduler.actor import make_scheduler_actor
 from deltamatch.scheduler.batch_log import LogWriteError, lock_directory
 from deltamatch.scheduler.names import parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
+from deltamatch.scheduler.routing import Routing
 from deltamatch.service.config import ServiceConfig
 from deltamatch.service.schemas import (
     BatchAnswer,
@@ -84,6 +85,12 @@ class Metrics:
                                  ["kind"], buckets=buckets, registry=r)
         self.engine = Histogram("deltamatch_engine_seconds", "Scheduler time per batch", ["kind"],
                                 buckets=buckets, registry=r)
+        self.stages = Histogram(
+            "deltamatch_batch_stage_seconds",
+            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the Ray "
+            "round trip to the scheduler), intake, allocation, transport (plans to and results from "
+            "the workers), graph_update, matching, commit, merge, log (append, fsync, snapshot)",
+            ["stage"], buckets=(0.0001, 0.00025, 0.0005,) + buckets, registry=r)
         self.busy = Counter("deltamatch_worker_busy_seconds", "Worker busy time", ["worker"], registry=r)
         self.imbalance = Gauge("deltamatch_worker_imbalance", "max/min worker busy time of the last batch",
                                registry=r)
@@ -93,7 +100,10 @@ class Metrics:
         self.rejected = Counter("deltamatch_rejected_requests", "Requests refused", ["status"], registry=r)
         self.resets = Gauge("deltamatch_stream_resets", "Reset events sent to subscribers", registry=r)
 
-    def batch(self, kind: str, answer: dict, info: dict, seconds: float) -> None:
+    def batch(self, kind: str, answer: dict, info: dict, seconds: float, request: float,
+              call: float) -> None:
+        """Count one applied batch: `seconds` end to end in the API, `request` of it reading
+        and checking the body, `call` the scheduler call (its own time is in `info`)."""
         self.batches.labels(kind).inc()
         for result in ("inserted", "deleted", "ignored"):
             self.updates.labels(result).inc(answer[result])
@@ -102,6 +112,10 @@ class Metrics:
             self.matches.labels("removed").inc(d["removed"])
         self.latency.labels(kind).observe(seconds)
         self.engine.labels(kind).observe(info["elapsed_ms"] / 1e3)
+        self.stages.labels("request").observe(request)
+        self.stages.labels("scheduler_call").observe(max(call - info["scheduler_seconds"], 0.0))
+        for stage, stage_seconds in info["stages"].items():
+            self.stages.labels(stage).observe(stage_seconds)
         busy = info.get("busy_seconds") or []
         for w, b in enumerate(busy):
             self.busy.labels(str(w)).inc(b)
@@ -149,7 +163,8 @@ class Service:
         cfg = self.config
         self.scheduler = make_scheduler_actor(
             str(Path(cfg.data_dir).resolve()), list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every,
-            policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair, **self.worker_options)
+            policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair,
+            routing=Routing(cfg.route, cfg.route_crossover), **self.worker_options)
         recovered = await self.scheduler.start.remote()
         patterns = await self.scheduler.patterns.remote()
         self.stream.sync([(p["id"], p["version"], p["total"]) for p in patterns])
@@ -491,19 +506,21 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     # batches --------------------------------------------------------------------------
     async def _apply(kind: str, insert: np.ndarray | None, delete: np.ndarray | None,
-                     batch_id: str | None) -> dict:
+                     batch_id: str | None, received: float) -> dict:
         start = time.perf_counter()
         async with svc.lock:
+            called = time.perf_counter()
             if kind == "batch":
                 answer, info = await svc.call("apply", insert, delete, batch_id)
             elif kind == "load":
                 answer, info = await svc.call("load", insert, batch_id)
             else:
                 answer, info = await svc.call("clear")
+            returned = time.perf_counter()
             if info:
                 svc.stream.publish(_events(info))
         if info:
-            m.batch(kind, answer, info, time.perf_counter() - start)
+            m.batch(kind, answer, info, time.perf_counter() - start, start - received, returned - called)
         return answer
 
     @app.post("/v1/updates", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
@@ -512,6 +529,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                   "application/json": {"schema": UpdateRequest.model_json_schema()}}}})
     async def updates(request: Request) -> dict:
         """Apply one batch atomically as the next version; answers the per-pattern deltas."""
+        received = time.perf_counter()
         svc.need_ready()
         body = await _read_body(request, svc.config.max_request_bytes)
         obj = _json_object(body, ("batch_id", "insert", "delete"))
@@ -522,7 +540,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         batch_id = _batch_id(obj.get("batch_id"))
         insert = _edge_array(obj.get("insert"), "insert")
         delete = _edge_array(obj.get("delete"), "delete")
-        return await _apply("batch", insert, delete, batch_id)
+        return await _apply("batch", insert, delete, batch_id, received)
 
     @app.post("/v1/graph/load", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
               responses={200: {"model": BatchAnswer}, **errors(400, 401, 403, 413, 422, 500, 503)},
@@ -532,6 +550,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def load(request: Request, batch_id: str | None = Query(None, min_length=1,
                                                                   max_length=MAX_BATCH_ID)) -> dict:
         """Bulk-load edges as one version (counts exact, no listings)."""
+        received = time.perf_counter()
         svc.need_ready()
         cfg = svc.config
         body = await _read_body(request, cfg.max_request_bytes)
@@ -550,7 +569,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         if edges.shape[0] > cfg.max_load_edges:
             raise HTTPException(413, f"edges: {edges.shape[0]} pairs exceed the load limit of "
                                      f"{cfg.max_load_edges}")
-        return await _apply("load", edges, None, batch_id)
+        return await _apply("load", edges, None, batch_id, received)
 
     @app.delete("/v1/graph", tags=["graph"], dependencies=[Depends(require_token)], response_model=None,
                 responses={200: {"model": BatchAnswer}, **errors(401, 403, 500, 503)})
@@ -558,8 +577,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         """Remove every edge as the next version: every pattern's total drops to 0 (its
         stream gets a delta counting the removed matches, not listing them); patterns stay
         registered, and the next batch may name vertices by the other kind of id."""
+        received = time.perf_counter()
         svc.need_ready()
-        return await _apply("clear", None, None, None)
+        return await _apply("clear", None, None, None, received)
 
     # streams --------------------------------------------------------------------------
     def _stream_args(pid: int, since: int | None, last_event_id: str | None) -> int | None:

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, fields
 
 from deltamatch.scheduler.allocation import POLICIES
+from deltamatch.scheduler.routing import Routing
 
 
 @dataclass
@@ -33,6 +34,8 @@ class ServiceConfig:
     ray_num_cpus: int | None = None
     policy: str = "calibrated"
     repair: bool = False  # cut a damaged log at the damage (a copy is kept) instead of refusing to start
+    route: str = "auto"  # task groups to the device or the CPU engine: auto, cpu, gpu
+    route_crossover: float = 0.0  # predicted cost below which auto picks the CPU engine
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
@@ -54,6 +57,7 @@ class ServiceConfig:
             raise ValueError(f"backend must be auto, cpu or cuda, got {self.backend!r}")
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        Routing(self.route, self.route_crossover)  # raises naming the variable
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if not 2 <= self.max_pattern_vertices <= 8:

@@ -5,13 +5,17 @@ actor (Ray re-runs the constructor after a crash, `max_restarts`) has a fresh, e
 replica and a new boot id, so its first call fails with `StaleWorkerError` and the
 scheduler rebuilds it from snapshot + log before retrying.  Batches carry their
 version: a version already applied is not applied again (`execute` answers from its
-cache, `apply_only` does nothing).  A worker ends with its owner process (the API,
-see `lifeline`), and answers `ping` in a concurrency group of its own, so readiness
-checks do not wait for a batch (every other call runs on the one default thread).
+cache, `apply_only` and `clear` do nothing).  Calls addressed to `SCRATCH` run on a
+throw-away replica instead (the warm-up session), leaving the real one untouched.
+The methods mirror `GraphReplica`'s, with the boot id first; their messages are in
+`workers/protocol.py`.  A worker ends with its owner process (the API, see `lifeline`),
+and answers `ping` in a concurrency group of its own, so readiness checks do not wait for
+a batch (every other call runs on the one default thread).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Iterable
@@ -19,8 +23,12 @@ from collections.abc import Iterable
 import numpy as np
 import ray
 
+from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.lifeline import Lifeline, OwnerProcess
-from deltamatch.workers.replica import BatchResult, GraphReplica, PatternPlans
+from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans
+from deltamatch.workers.replica import GraphReplica
+
+SCRATCH = "scratch"  # the boot id that addresses the throw-away replica
 
 
 class StaleWorkerError(RuntimeError):
@@ -44,30 +52,52 @@ class Worker:
         """The current boot id (changes whenever the actor restarts)."""
         return self.boot_id
 
-    def call(self, boot_id: str, method: str, *args):
-        """Run `GraphReplica.method(*args)` if `boot_id` is this worker's; versions applied once."""
+    def _replica(self, boot_id: str) -> GraphReplica:
+        if boot_id == SCRATCH:
+            if self._scratch is None:
+                self._scratch = GraphReplica(self.backend_kind)
+            return self._scratch
         if boot_id != self.boot_id:
             raise StaleWorkerError(f"worker {self.boot_id} was asked as {boot_id}: needs a rebuild")
-        if method == "execute":
-            version = args[0]
-            if version <= self.replica.version:
-                if self._last is not None and self._last.version == version:
-                    return self._last
-                raise StaleWorkerError(f"version {version} already applied, no cached result")
-            self._last = self.replica.execute(*args)
-            return self._last
-        if method in ("apply_only", "clear") and args[0] <= self.replica.version:
-            return None
-        if method in ("snapshot", "info"):
-            return getattr(self, method)()
-        return getattr(self.replica, method)(*args)
+        return self.replica
 
-    def scratch(self, method: str, *args):
-        """Run `GraphReplica.method(*args)` on a throw-away replica of this worker's backend,
-        so the engine is compiled and loaded in this process before real batches arrive."""
-        if self._scratch is None:
-            self._scratch = GraphReplica(self.backend_kind)
-        return getattr(self._scratch, method)(*args)
+    def execute(self, boot_id: str, plan: BatchPlan) -> BatchResult:
+        """`GraphReplica.execute`, once per version: a version already applied answers
+        from the cache (the retry of a call whose answer was lost)."""
+        replica = self._replica(boot_id)
+        if boot_id == SCRATCH:
+            return replica.execute(plan)
+        if plan.version <= replica.version:
+            if self._last is not None and self._last.version == plan.version:
+                return self._last
+            raise StaleWorkerError(f"version {plan.version} already applied, no cached result")
+        self._last = replica.execute(plan)
+        return self._last
+
+    def apply_only(self, boot_id: str, version: int, batch: NormalizedBatch) -> None:
+        replica = self._replica(boot_id)
+        if version > replica.version:
+            replica.apply_only(version, batch)
+
+    def clear(self, boot_id: str, version: int) -> None:
+        replica = self._replica(boot_id)
+        if version > replica.version:
+            replica.clear(version)
+
+    def register(self, boot_id: str, pattern_id: int, plans: PatternPlans) -> None:
+        self._replica(boot_id).register(pattern_id, plans)
+
+    def unregister(self, boot_id: str, pattern_id: int) -> None:
+        self._replica(boot_id).unregister(pattern_id)
+
+    def static_count(self, boot_id: str, pattern_id: int, part: int, parts: int) -> int:
+        return self._replica(boot_id).static_count(pattern_id, part, parts)
+
+    def static_list(self, boot_id: str, pattern_id: int, part: int, parts: int) -> np.ndarray:
+        return self._replica(boot_id).static_list(pattern_id, part, parts)
+
+    def stats(self, boot_id: str) -> GraphStats:
+        return self._replica(boot_id).stats()
 
     def drop_scratch(self) -> None:
         self._scratch = None
@@ -81,7 +111,7 @@ class Worker:
         rebuilt vertex map (and every internal id) equals the other replicas'.
         """
         replica = GraphReplica(self.backend_kind)
-        replica.graph.vertices.intern(np.asarray(external, dtype=np.int64))
+        replica.graph.add_vertices(external)
         replica.apply_only(version, replica.normalize(edges, None))
         for v, insert, delete in batches:
             replica.apply_only(v, replica.normalize(insert, delete))
@@ -93,15 +123,10 @@ class Worker:
         self.incarnation += 1
         return self.boot_id
 
-    def snapshot(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """(external ids in internal order, edges as external pairs, version)."""
-        g = self.replica.graph
-        return g.vertices.external.copy(), g.edges(), self.replica.version
-
     def info(self) -> dict:
         """Device, backend, graph stats and counters of this worker."""
         info = dict(self.replica.backend.device_info())
-        info.update(self.replica.stats())
+        info.update(dataclasses.asdict(self.replica.stats()))
         info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if ray.is_initialized() else None,
                     tasks_run=self.replica.tasks_run, busy_seconds=self.replica.busy_seconds,
                     patterns=sorted(self.replica.patterns))

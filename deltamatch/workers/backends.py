@@ -10,12 +10,14 @@ from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 
 class CpuBackend:
-    """Host graph + numba engine.  The CUDA backend offers the same methods."""
+    """Host graph + numba engine.  The CUDA backend offers the same methods.  Given a
+    `graph`, it runs the engine on that graph (a device backend's host copy)."""
 
     name = "cpu"
 
-    def __init__(self, options: cpu_engine.EngineOptions | None = None) -> None:
-        self.graph = DynamicGraph()
+    def __init__(self, graph: DynamicGraph | None = None,
+                 options: cpu_engine.EngineOptions | None = None) -> None:
+        self.graph = DynamicGraph() if graph is None else graph
         self.options = options  # None: EngineOptions.from_env() at each count
 
     def device_info(self) -> dict:

@@ -292,11 +292,11 @@ class CudaBackend:
     def batch_view(self, pairs: np.ndarray) -> CudaBatch:
         """Device lookup of `pairs` (pair i has rank i); `release` it when done."""
         cp = self._cp
-        n = len(self._graph.vertices)
+        pairs = np.asarray(pairs, dtype=np.int32).reshape(-1, 2)
+        n = max(len(self._graph.vertices), int(pairs.max(initial=-1)) + 1)  # a batch's new vertices too
         self.device.ensure_vertices(n)
         if self._slot.shape[0] < n:
             self._slot = cp.full(max(n, 2 * self._slot.shape[0]), -1, dtype=cp.int32)
-        pairs = np.asarray(pairs, dtype=np.int32).reshape(-1, 2)
         ranks = np.arange(pairs.shape[0], dtype=np.int32)
         src = np.concatenate([pairs[:, 0], pairs[:, 1]])
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]])

@@ -1,4 +1,4 @@
-"""What the task-cost model needs to know about a batch's changed pairs, computed on a replica.
+"""What the task-cost model needs to know about a batch's changed pairs (computed by the scheduler's intake).
 
 Per changed pair (by rank) and per side: the endpoint degrees and the number of common
 neighbours |N(u) ∩ N(v)| in that side's graph (G_old for removals, G_new for additions),
@@ -42,7 +42,6 @@ class PairFeatures:
     pairs: np.ndarray  # int32[C, 2]
     old: SideFeatures
     new: SideFeatures
-    seconds: float = 0.0  # time spent computing them (filled in by the caller's clock)
 
     def side(self, name: str) -> SideFeatures:
         """'old' or 'new' (the scheduler's side names)."""

@@ -10,7 +10,7 @@ The GPU graph mirrors this layout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -93,15 +93,41 @@ class VertexMap:
             internal = self.lookup(ids)
         return internal
 
+    def append(self, ids: np.ndarray) -> None:
+        """Give the unknown external `ids` the next internal ids, in order."""
+        base = len(self)
+        if (self.intern(ids) != np.arange(base, base + ids.shape[0])).any():
+            raise ValueError("vertices to append must be distinct and unknown")
+
+    def tentative(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(internal ids of `ids`, the unknown ids in order of first appearance): what
+        `intern` would assign, without assigning it."""
+        internal = self.lookup(ids)
+        unknown = internal < 0
+        if not unknown.any():
+            return internal, np.zeros(0, dtype=np.int64)
+        new, first, inverse = np.unique(ids[unknown], return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(new.shape[0], dtype=np.int64)
+        rank[order] = np.arange(new.shape[0])
+        internal[unknown] = len(self) + rank[inverse.ravel()]
+        return internal, new[order]
+
 
 @dataclass(frozen=True)
 class NormalizedBatch:
     """A batch reduced to its effect: D ⊆ E_old, I ∩ E_old = ∅, internal ids, (u, v) with u < v
-    in external order.  `changed` lists D then I: a pair's index there is its rank."""
+    in external order.  `changed` lists D then I: a pair's index there is its rank.
+
+    The batch was normalized against a graph of `vertex_base` known vertices; the vertices
+    it adds (`new_vertices`, external ids) take internal ids vertex_base, vertex_base + 1, …
+    in that order, so every graph that applies it assigns the same ids."""
 
     deleted: np.ndarray  # int32[d, 2]
     inserted: np.ndarray  # int32[i, 2]
     ignored: int
+    vertex_base: int = 0
+    new_vertices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def changed(self) -> np.ndarray:
@@ -212,7 +238,8 @@ class DynamicGraph:
         return _has_edges(self.offsets, self.degree, self.pool, u.astype(np.int64), v.astype(np.int64))
 
     def normalize(self, insert, delete) -> NormalizedBatch:
-        """Reduce a raw batch to its effect on this graph; validates, interns new vertices.
+        """Reduce a raw batch to its effect on this graph; validates.  The vertices it adds
+        are interned by `apply`; until then they only get empty rows (room in the arrays).
 
         A pair in both lists ends present; duplicates and no-ops are counted as ignored.
         """
@@ -226,21 +253,33 @@ class DynamicGraph:
             keys_d = (del_u[:, 0] << 32) | del_u[:, 1]
             del_u = del_u[~np.isin(keys_d, keys_i)]
         d_int = self.vertices.lookup(del_u.ravel()).reshape(-1, 2)
-        known = (d_int >= 0).all(axis=1)
-        d_int = d_int[known]
-        self._grow_vertices(0)
+        d_int = d_int[(d_int >= 0).all(axis=1)]
         if d_int.shape[0]:
             d_int = d_int[self.has_edges(d_int[:, 0], d_int[:, 1])]
-        i_int = self.vertices.intern(ins_u.ravel()).reshape(-1, 2)
-        self._grow_vertices(len(self.vertices))
-        if i_int.shape[0]:
-            i_int = i_int[~self.has_edges(i_int[:, 0], i_int[:, 1])]
+        base = len(self.vertices)
+        i_int, new_vertices = self.vertices.tentative(ins_u.ravel())
+        i_int = i_int.reshape(-1, 2)
+        known = (i_int < base).all(axis=1)  # a pair with a new vertex is never an edge yet
+        present = np.zeros(i_int.shape[0], dtype=np.bool_)
+        if known.any():
+            present[known] = self.has_edges(i_int[known, 0], i_int[known, 1])
+        self._grow_vertices(base + new_vertices.shape[0])
         d_int = d_int.astype(np.int32)
-        i_int = i_int.astype(np.int32)
-        return NormalizedBatch(d_int, i_int, raw - d_int.shape[0] - i_int.shape[0])
+        i_int = i_int[~present].astype(np.int32)
+        return NormalizedBatch(d_int, i_int, raw - d_int.shape[0] - i_int.shape[0], base, new_vertices)
+
+    def add_vertices(self, external: np.ndarray) -> None:
+        """Intern unknown external ids as the next internal ids, in order (no edges yet)."""
+        self.vertices.append(np.asarray(external, dtype=np.int64))
+        self._grow_vertices(len(self.vertices))
 
     def apply(self, batch: NormalizedBatch) -> None:
-        """G = (G - D) ∪ I for a batch normalized against this graph."""
+        """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one)."""
+        if batch.vertex_base != len(self.vertices):
+            raise ValueError(f"batch normalized against {batch.vertex_base} vertices, "
+                             f"graph has {len(self.vertices)}")
+        if batch.new_vertices.shape[0]:
+            self.add_vertices(batch.new_vertices)
         directed = []
         flags = []
         for pairs, is_insert in ((batch.deleted, False), (batch.inserted, True)):
@@ -308,8 +347,10 @@ class DynamicGraph:
 
     def batch_view(self, pairs: np.ndarray) -> BatchView:
         """Per-vertex lookup of `pairs` (internal ids); pair i has rank i.  Call
-        `release(view)` when done: the slot array is shared between batches."""
-        n = len(self.vertices)
+        `release(view)` when done: the slot array is shared between batches.  Pairs may name
+        the vertices a batch adds (not yet interned): they get empty rows."""
+        self._grow_vertices(max(len(self.vertices), int(pairs.max(initial=-1)) + 1))
+        n = self._n
         if self._slot.shape[0] < n:
             self._slot = np.full(max(n, 2 * self._slot.shape[0]), -1, dtype=np.int32)
         return BatchView.of_pairs(pairs, self._slot[:n])

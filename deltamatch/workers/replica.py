@@ -1,51 +1,22 @@
 """A worker's replica: the whole graph, the registered patterns' plans, and batch execution.
 
-Every replica applies every batch in version order; the scheduler only decides which
-tasks each replica runs.  Replicas normalize batches identically, so internal vertex
-ids and batch ranks agree across them.
+Every replica applies every batch in version order; the scheduler normalizes each batch
+once (against its own copy of the graph) and only decides which tasks each replica runs.
+A normalized batch names the vertices it adds, so internal vertex ids and batch ranks
+agree across replicas.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
 from deltamatch.kernels.plan_table import PlanTable, TaskList
-from deltamatch.workers.backends import make_backend
-from deltamatch.workers.features import PairFeatures, pair_features
+from deltamatch.workers.backends import CpuBackend, make_backend
 from deltamatch.workers.graph import NormalizedBatch
-
-
-@dataclass
-class PatternPlans:
-    """What a replica needs of a pattern: the batch plans and the static plan."""
-
-    batch: PlanTable
-    static: PlanTable
-
-
-@dataclass
-class SideResult:
-    """One pattern, one side of a batch: matches found (exact) and up to the cap listed."""
-
-    count: int = 0
-    rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
-    truncated: bool = False
-
-
-@dataclass
-class BatchResult:
-    """A replica's share of one batch's deltas."""
-
-    version: int
-    removed: dict[int, SideResult]
-    added: dict[int, SideResult]
-    busy_seconds: float
-    tasks_run: int
-    group_seconds: dict[tuple[int, str], float] = field(default_factory=dict)  # (pattern, side) -> s
+from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
 
 
 class GraphReplica:
@@ -59,7 +30,6 @@ class GraphReplica:
         self.version = 0
         self.tasks_run = 0
         self.busy_seconds = 0.0
-        self._graph_totals: tuple[int, int, int, int] | None = None  # (version, edges, vertices, Σd²)
 
     @property
     def graph(self):
@@ -72,79 +42,69 @@ class GraphReplica:
         self.patterns.pop(pattern_id, None)
 
     def normalize(self, insert, delete) -> NormalizedBatch:
+        """The batch normalized against this replica's graph (replay and local tools; the
+        service's scheduler normalizes once, against its own copy)."""
         return self.graph.normalize(insert, delete)
-
-    def task_features(self, batch: NormalizedBatch, wanted: bool = True,
-                      common: bool = True) -> PairFeatures | None:
-        """The cost model's features of a normalized, not yet applied batch (None unless
-        `wanted`: the scheduler asks one replica and passes False to the others);
-        common-neighbour counts only when `common`."""
-        if not wanted:
-            return None
-        g = self.graph
-        start = self.clock()
-        cached = self._graph_totals
-        if cached is not None and cached[:2] == (self.version, g.num_edges):
-            feats = pair_features(g, batch, cached[2], common, square_sum_old=cached[3])
-        else:
-            feats = pair_features(g, batch, g.num_vertices, common)
-        feats = replace(feats, seconds=self.clock() - start)
-        # The scheduler applies the batch it prepared as the next version: keep G_new's totals.
-        edges_new = g.num_edges + batch.inserted.shape[0] - batch.deleted.shape[0]
-        self._graph_totals = (self.version + 1, edges_new, feats.new.num_vertices, feats.new.square_sum)
-        return feats
 
     def clear(self, version: int) -> None:
         """Drop every edge and vertex (a fresh graph on the same backend) as `version`;
         registered patterns stay."""
         self.backend = make_backend(self.backend.name)
         self.version = version
-        self._graph_totals = None
 
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:
         """Apply without matching (bulk load, rebuild)."""
         self.backend.apply(batch)
         self.version = version
 
-    def execute(self, version: int, batch: NormalizedBatch,
-                tasks: dict[int, tuple[TaskList, TaskList]], list_limit: int) -> BatchResult:
-        """Run removal tasks on G_old, apply the batch, run addition tasks on G_new.
-
-        `tasks[pid]` = (old-side tasks, new-side tasks); rows come back in listed form
-        (external ids), at most `list_limit` per side and pattern.
-        """
+    def execute(self, plan: BatchPlan) -> BatchResult:
+        """Run the plan's removal tasks on G_old, apply its batch, run its addition tasks on
+        G_new; rows come back in listed form (external ids), at most `plan.list_limit` per
+        side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
+        host graph; on a CPU backend that is the backend itself."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
         groups: dict[tuple[int, str], float] = {}
-        view = self.backend.batch_view(batch.changed)
+        batch, limit = plan.batch, plan.list_limit
+        engines = {False: self.backend}
+        if plan.on_cpu and self.backend.name != "cpu":
+            engines[True] = CpuBackend(self.backend.graph)
+        views = {routed: engine.batch_view(batch.changed) for routed, engine in engines.items()}
+
+        def run(pid: int, side: str, tasks: TaskList) -> SideResult:
+            routed = (pid, side) in plan.on_cpu and len(engines) > 1
+            t0 = self.clock()
+            result = self._run_side(pid, tasks, engines[routed], views[routed], limit)
+            groups[(pid, side)] = self.clock() - t0
+            return result
+
         try:
-            for pid, (old_tasks, _) in tasks.items():
-                t0 = self.clock()
-                removed[pid] = self._run_side(pid, old_tasks, view, list_limit)
-                groups[(pid, "old")] = self.clock() - t0
+            for pid, (old_tasks, _) in plan.tasks.items():
+                removed[pid] = run(pid, "old", old_tasks)
+            t0 = self.clock()
             self.backend.apply(batch)
-            self.version = version
-            for pid, (_, new_tasks) in tasks.items():
-                t0 = self.clock()
-                added[pid] = self._run_side(pid, new_tasks, view, list_limit)
-                groups[(pid, "new")] = self.clock() - t0
+            update = self.clock() - t0
+            self.version = plan.version
+            for pid, (_, new_tasks) in plan.tasks.items():
+                added[pid] = run(pid, "new", new_tasks)
         finally:
-            self.backend.release(view)
+            for routed, view in views.items():
+                engines[routed].release(view)
         busy = self.clock() - start
         self.busy_seconds += busy
-        run = sum(a.size + b.size for a, b in tasks.values())
-        self.tasks_run += run
-        return BatchResult(version, removed, added, busy, run, groups)
+        run_tasks = sum(a.size + b.size for a, b in plan.tasks.values())
+        self.tasks_run += run_tasks
+        return BatchResult(plan.version, removed, added, busy, run_tasks, groups, update)
 
-    def _run_side(self, pid: int, tasks: TaskList, view, list_limit: int) -> SideResult:
+    def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch
         if tasks.size == 0:
             return SideResult(0, np.zeros((0, plans.k), dtype=np.int64))
-        counts = self.backend.count(plans, tasks, view, plans.induced)
-        return self._listed(plans, tasks, view, counts, plans.induced, list_limit)
+        counts = engine.count(plans, tasks, view, plans.induced)
+        return self._listed(plans, tasks, engine, view, counts, plans.induced, list_limit)
 
-    def _listed(self, plans: PlanTable, tasks: TaskList, view, counts: np.ndarray,
+    def _listed(self, plans: PlanTable, tasks: TaskList, engine, view, counts: np.ndarray,
                 check_other: bool, list_limit: int) -> SideResult:
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
@@ -152,7 +112,7 @@ class GraphReplica:
         cut = int(np.searchsorted(np.cumsum(counts), list_limit, side="left")) + 1
         cut = min(cut, tasks.size)
         head = tasks.take(np.arange(cut))
-        rows = self.backend.list(plans, head, view, counts[:cut], check_other)
+        rows = engine.list(plans, head, view, counts[:cut], check_other)
         ext = self.graph.vertices.external[rows]
         listed = canonical_rows(ext, plans.automorphisms)[:list_limit]
         return SideResult(total, listed, listed.shape[0] < total)
@@ -176,11 +136,6 @@ class GraphReplica:
     def _static_share(self, part: int, parts: int) -> TaskList:
         return TaskList.static(self.graph.internal_edges()[part::parts])
 
-    def stats(self) -> dict:
+    def stats(self) -> GraphStats:
         g = self.graph
-        return {
-            "vertices": g.num_vertices,
-            "edges": g.num_edges,
-            "max_degree": g.max_degree,
-            "version": self.version,
-        }
+        return GraphStats(g.num_vertices, g.num_edges, g.max_degree, self.version)

@@ -16,7 +16,8 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.cuda_backend import cuda_available
 from deltamatch.workers.graph import DynamicGraph
-from deltamatch.workers.replica import GraphReplica, PatternPlans
+from deltamatch.workers.protocol import BatchPlan, PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 pytestmark = [
     pytest.mark.gpu,
@@ -100,7 +101,7 @@ def test_mixed_batches_equal_cpu_replica(name: str, induced: bool) -> None:
             changed = batch.changed
             tasks = {1: (batch_tasks(plans, changed, batch.deleted.shape[0], OLD),
                          batch_tasks(plans, changed, batch.deleted.shape[0], NEW))}
-            results.append(replica.execute(version, batch, tasks, list_limit=10**9))
+            results.append(replica.execute(BatchPlan(version, batch, tasks, 10**9)))
         g_res, c_res = results
         for side in ("removed", "added"):
             a, b = getattr(g_res, side)[1], getattr(c_res, side)[1]

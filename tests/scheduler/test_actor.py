@@ -90,7 +90,7 @@ def test_worker_killed_mid_batch_completes_the_batch_once(ray_address, tmp_path,
     local = make_core(replicas=1)
     rng = np.random.default_rng(1)
     base = _random_batch(rng, 1000, 20000)
-    heavy = _random_batch(rng, 1000, 6000)
+    heavy = _random_batch(rng, 1000, 20000)  # long enough on the workers that the kill lands mid-batch
     pid = ray.get(sched.register.remote("4-cycle"))["id"]
     local.register(parse_pattern("4-cycle"))
     ray.get(sched.load.remote(base))

@@ -170,11 +170,11 @@ def test_rejected_batch_changes_nothing(insert, delete, make_core):
     core = make_core(replicas=2)
     pid = core.register(parse_pattern("triangle")).id
     core.apply([(0, 1), (1, 2), (2, 0)], [])
-    before = core.pool.broadcast("stats")
+    before = [r.stats() for r in core.pool.replicas] + [core.stats()]
     with pytest.raises(GraphInputError):
         core.apply(insert, delete)
     assert core.version == 1 and core.patterns[pid].total == 1
-    assert core.pool.broadcast("stats") == before
+    assert [r.stats() for r in core.pool.replicas] + [core.stats()] == before
     for replica in core.pool.replicas:
         assert replica.graph.edges().tolist() == [[0, 1], [0, 2], [1, 2]]
 
@@ -195,5 +195,31 @@ def test_clear_empties_the_graph_as_one_version(make_core):
     assert (out.version, out.deleted) == (2, 3)
     d = out.deltas[tri]
     assert (d.added_count, d.removed_count, d.total, d.truncated) == (0, 1, 0, True)
-    assert all(s["edges"] == 0 and s["version"] == 2 for s in core.pool.broadcast("stats"))
+    graphs = [core.stats()] + [r.stats() for r in core.pool.replicas]
+    assert all(s.edges == 0 and s.version == 2 for s in graphs)
     assert core.apply([(1, 2), (2, 3), (3, 1)], []).deltas[tri].total == 1  # the other kind of id now
+
+
+def test_stages_account_for_the_batch_within_its_elapsed_time(make_core):
+    core = make_core(replicas=2)
+    core.register(parse_pattern("triangle"))
+    core.apply([(u, u + 1) for u in range(50)], [])
+    out = core.apply([(u, u + 2) for u in range(48)], [(0, 1)])
+    stages = out.stages()
+    assert set(stages) == {"intake", "allocation", "transport", "graph_update", "matching", "commit", "merge"}
+    assert all(s >= 0 for s in stages.values()) and stages["intake"] > 0 and stages["matching"] > 0
+    assert sum(stages.values()) <= out.elapsed_ms / 1e3
+
+
+def test_workers_receive_the_batch_normalized_once_with_its_new_vertices(make_core):
+    core = make_core(replicas=2)
+    core.apply([(10, 20)], [])
+    sent = []
+    execute = core.pool.execute
+    core.pool.execute = lambda plans: sent.append(plans) or execute(plans)
+    core.apply([(30, 10), (20, 30), (20, 10)], [])
+    (plans,) = sent
+    assert all(p.batch is plans[0].batch for p in plans)
+    assert plans[0].batch.vertex_base == 2 and plans[0].batch.new_vertices.tolist() == [30]
+    assert [r.graph.vertices.external.tolist() for r in core.pool.replicas] == [[10, 20, 30]] * 2
+    assert core.stats().edges == 3 == core.pool.replicas[1].stats().edges

@@ -208,6 +208,14 @@ def test_metrics_expose_batches_latency_and_worker_busy_time(service, client, pu
     assert "deltamatch_worker_imbalance" in text
 
 
+def test_metrics_break_each_batch_down_by_stage(service, client, push):
+    push([(82, 83)])
+    text = httpx.get(f"{service.url}/metrics").text
+    for stage in ("request", "scheduler_call", "intake", "allocation", "transport", "graph_update",
+                  "matching", "commit", "merge", "log"):
+        assert f'deltamatch_batch_stage_seconds_count{{stage="{stage}"}}' in text, stage
+
+
 def test_health_ready_docs_and_ui_redirect(service):
     assert httpx.get(f"{service.url}/healthz").json() == {"status": "ok"}
     assert httpx.get(f"{service.url}/readyz").status_code == 200

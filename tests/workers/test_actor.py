@@ -11,7 +11,8 @@ import ray
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.actor import StaleWorkerError, Worker, make_worker_actors
+from deltamatch.workers.actor import SCRATCH, StaleWorkerError, Worker, make_worker_actors
+from deltamatch.workers.protocol import BatchPlan
 from deltamatch.workers.replica import GraphReplica
 
 pytestmark = pytest.mark.timeout(120)
@@ -25,30 +26,37 @@ def _plans():
 def test_call_with_a_stale_boot_id_is_refused():
     w = Worker("cpu")
     with pytest.raises(StaleWorkerError):
-        w.call("someone-else", "stats")
-    assert w.call(w.ping(), "stats")["edges"] == 0
+        w.stats("someone-else")
+    assert w.stats(w.ping()).edges == 0
 
 
 def test_execute_of_an_applied_version_answers_from_cache():
     w = Worker("cpu")
     boot = w.ping()
-    w.call(boot, "register", 1, _plans())
-    batch = w.call(boot, "normalize", [[1, 2], [2, 3], [1, 3]], None)
+    w.register(boot, 1, _plans())
+    batch = w.replica.normalize([[1, 2], [2, 3], [1, 3]], None)
     plans = w.replica.patterns[1].batch
     tasks = {1: (batch_tasks(plans, batch.changed, 0, OLD), batch_tasks(plans, batch.changed, 0, NEW))}
-    first = w.call(boot, "execute", 1, batch, tasks, 100)
-    again = w.call(boot, "execute", 1, batch, tasks, 100)
+    first = w.execute(boot, BatchPlan(1, batch, tasks, 100))
+    again = w.execute(boot, BatchPlan(1, batch, tasks, 100))
     assert again is first and first.added[1].count == 1
-    assert w.call(boot, "stats")["edges"] == 3 and w.replica.version == 1
+    assert w.stats(boot).edges == 3 and w.replica.version == 1
 
 
 def test_apply_only_ignores_versions_already_applied():
     w = Worker("cpu")
     boot = w.ping()
-    batch = w.call(boot, "normalize", [[1, 2]], None)
-    w.call(boot, "apply_only", 1, batch)
-    w.call(boot, "apply_only", 1, w.call(boot, "normalize", [[5, 6]], None))
-    assert w.call(boot, "stats")["edges"] == 1
+    w.apply_only(boot, 1, w.replica.normalize([[1, 2]], None))
+    w.apply_only(boot, 1, w.replica.normalize([[5, 6]], None))
+    assert w.stats(boot).edges == 1
+
+
+def test_scratch_calls_leave_the_replica_untouched():
+    w = Worker("cpu")
+    w.apply_only(SCRATCH, 1, w.replica.normalize([[1, 2], [2, 3]], None))
+    assert w.stats(SCRATCH).edges == 2 and w.stats(w.ping()).edges == 0
+    w.drop_scratch()
+    assert w.stats(SCRATCH).edges == 0
 
 
 def test_rebuild_reproduces_vertex_ids_and_edges():
@@ -56,12 +64,12 @@ def test_rebuild_reproduces_vertex_ids_and_edges():
     boot = a.ping()
     batches = [(1, np.array([[9, 4], [4, 7], [7, 9]]), np.zeros((0, 2))),
                (2, np.array([[100, 4]]), np.array([[9, 4]]))]
-    a.call(boot, "apply_only", 1, a.call(boot, "normalize", batches[0][1], None))
-    external, edges, version = a.snapshot()
-    a.call(boot, "apply_only", 2, a.call(boot, "normalize", batches[1][1], batches[1][2]))
+    a.apply_only(boot, 1, a.replica.normalize(batches[0][1], None))
+    external, edges = a.replica.graph.vertices.external.copy(), a.replica.graph.edges()
+    a.apply_only(boot, 2, a.replica.normalize(batches[1][1], batches[1][2]))
     b = Worker("cpu")
     old_boot = b.ping()
-    new_boot = b.rebuild(external, edges, version, batches[1:], {})
+    new_boot = b.rebuild(external, edges, 1, batches[1:], {})
     assert new_boot != old_boot and b.replica.version == 2
     assert b.replica.graph.vertices.external.tolist() == a.replica.graph.vertices.external.tolist()
     assert b.replica.graph.internal_edges().tolist() == a.replica.graph.internal_edges().tolist()
@@ -73,8 +81,7 @@ def test_rebuild_reproduces_vertex_ids_and_edges():
 def test_killed_actor_restarts_with_a_new_boot_id(ray_address):
     (handle,) = make_worker_actors(1, backend="cpu")
     boot = ray.get(handle.ping.remote())
-    batch = ray.get(handle.call.remote(boot, "normalize", [[1, 2]], None))
-    ray.get(handle.call.remote(boot, "apply_only", 1, batch))
+    ray.get(handle.apply_only.remote(boot, 1, GraphReplica("cpu").normalize([[1, 2]], None)))
     ray.kill(handle, no_restart=False)
     deadline = time.monotonic() + 60
     new = boot
@@ -85,9 +92,9 @@ def test_killed_actor_restarts_with_a_new_boot_id(ray_address):
         except ray.exceptions.RayActorError:
             time.sleep(0.2)
     with pytest.raises(ray.exceptions.RayTaskError) as err:
-        ray.get(handle.call.remote(boot, "stats"))
+        ray.get(handle.stats.remote(boot))
     assert isinstance(err.value.cause, StaleWorkerError)
-    assert ray.get(handle.call.remote(new, "stats"))["edges"] == 0
+    assert ray.get(handle.stats.remote(new)).edges == 0
     ray.kill(handle, no_restart=True)
 
 

@@ -36,12 +36,34 @@ def test_normalize_reports_ignored_and_ends_present_when_in_both_lists():
     g = DynamicGraph()
     g.apply(g.normalize([(1, 2), (2, 3)], []))
     b = g.normalize(insert=[(1, 2), (3, 4), (4, 3), (5, 6)], delete=[(2, 3), (9, 9 + 1), (5, 6), (3, 2)])
-    ext = g.vertices.external
+    ext = np.concatenate([g.vertices.external, b.new_vertices])  # new vertices are named, not yet interned
     assert sorted(tuple(sorted(ext[p])) for p in b.deleted) == [(2, 3)]
     assert sorted(tuple(sorted(ext[p])) for p in b.inserted) == [(3, 4), (5, 6)]
     assert b.ignored == 8 - 3
+    assert b.vertex_base == 3 and b.new_vertices.tolist() == [4, 5, 6] and len(g.vertices) == 3
     g.apply(b)
     assert g.edges().tolist() == [[1, 2], [3, 4], [5, 6]]
+
+
+def test_normalize_assigns_the_ids_intern_would_in_first_seen_order():
+    g = DynamicGraph()
+    g.apply(g.normalize([(10, 20)], []))
+    b = g.normalize([(40, 30), (30, 20), (50, 40)], [])
+    mirror = DynamicGraph()
+    mirror.vertices.intern(np.array([10, 20]))
+    assert mirror.vertices.intern(np.array([30, 40, 20, 30, 40, 50])).tolist() == [2, 3, 1, 2, 3, 4]
+    assert b.new_vertices.tolist() == [30, 40, 50]
+    g.apply(b)
+    assert g.vertices.external.tolist() == [10, 20, 30, 40, 50]
+    assert sorted(map(tuple, b.inserted.tolist())) == [(1, 2), (2, 3), (3, 4)]
+
+
+def test_apply_refuses_a_batch_normalized_against_another_vertex_count():
+    g = DynamicGraph()
+    b = g.normalize([(1, 2)], [])
+    g.apply(g.normalize([(7, 8)], []))
+    with pytest.raises(ValueError, match="normalized against 0 vertices"):
+        g.apply(b)
 
 
 def test_vertex_range_grows_on_demand_with_large_ids():

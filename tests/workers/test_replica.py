@@ -8,7 +8,9 @@ from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.replica import GraphReplica, PatternPlans
+from deltamatch.workers.backends import CpuBackend
+from deltamatch.workers.protocol import BatchPlan, GraphStats, PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 
 def _replica(name: str = "triangle") -> tuple[GraphReplica, PatternPlans]:
@@ -32,7 +34,7 @@ def test_execute_finds_removed_on_old_and_added_on_new_in_external_ids():
     batch = r.normalize([(100, 300), (300, 400), (400, 100)], [(100, 200)])
     changed = batch.changed
     tasks = {7: (batch_tasks(plans.batch, changed, 1, OLD), batch_tasks(plans.batch, changed, 1, NEW))}
-    res = r.execute(2, batch, tasks, list_limit=10)
+    res = r.execute(BatchPlan(2, batch, tasks, 10))
     assert res.version == 2 and r.version == 2
     assert (res.removed[7].count, res.added[7].count) == (0, 1)
     assert res.added[7].rows.tolist() == [[100, 300, 400]]
@@ -45,11 +47,52 @@ def test_listing_limit_truncates_but_counts_exactly():
     tasks = {
         7: (TaskList.static(np.zeros((0, 2), np.int64)), batch_tasks(plans.batch, batch.changed, 0, NEW))
     }
-    res = r.execute(1, batch, tasks, list_limit=4)
+    res = r.execute(BatchPlan(1, batch, tasks, 4))
     assert (res.added[7].count, res.added[7].rows.shape[0], res.added[7].truncated) == (35, 4, True)
 
 
 def test_stats_describe_the_graph():
     r, _ = _replica()
     r.apply_only(3, r.normalize([(1, 2), (2, 3), (2, 4)], []))
-    assert r.stats() == {"vertices": 4, "edges": 3, "max_degree": 3, "version": 3}
+    assert r.stats() == GraphStats(vertices=4, edges=3, max_degree=3, version=3)
+
+
+class _StandInDevice(CpuBackend):
+    """A device backend played by the CPU engine, counting the groups it runs."""
+
+    name = "stand-in"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counted = 0
+
+    def count(self, plans, tasks, batch, check_other):
+        self.counted += 1
+        return super().count(plans, tasks, batch, check_other)
+
+
+def _routed_run(on_cpu: frozenset) -> tuple[list, int]:
+    """A batch on a stand-in device replica with the groups in `on_cpu` routed to the CPU
+    engine: (each side's count and rows, groups the device ran)."""
+    r, plans = _replica("diamond")
+    r.backend = _StandInDevice()
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 40, size=(300, 2))
+    base = base[base[:, 0] != base[:, 1]]
+    r.apply_only(1, r.normalize(base, []))
+    ins = rng.integers(0, 45, size=(60, 2))
+    batch = r.normalize(ins[ins[:, 0] != ins[:, 1]], base[:40])
+    n_del = batch.deleted.shape[0]
+    tasks = {7: (batch_tasks(plans.batch, batch.changed, n_del, OLD),
+                 batch_tasks(plans.batch, batch.changed, n_del, NEW))}
+    res = r.execute(BatchPlan(2, batch, tasks, 10**6, on_cpu))
+    sides = [(s[7].count, s[7].rows.tolist()) for s in (res.removed, res.added)]
+    return sides, r.backend.counted
+
+
+def test_results_are_identical_whichever_engine_a_group_routes_to():
+    on_device, device_groups = _routed_run(frozenset())
+    mixed, mixed_groups = _routed_run(frozenset({(7, "old")}))
+    on_cpu, cpu_groups = _routed_run(frozenset({(7, "old"), (7, "new")}))
+    assert on_device == mixed == on_cpu and on_device[0][0] > 0 and on_device[1][0] > 0
+    assert (device_groups, mixed_groups, cpu_groups) == (2, 1, 0)
