@@ -240,13 +240,19 @@ def test_seed_swap_keeps_every_task_count(name, induced):
     assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
 
+COUNT_PATHS = {  # switch -> (the row length past which it acts, patterns it is tried on)
+    "seed_hash": ("_HASH_MIN_DEGREE", ["4-cycle", "diamond", "house", "P4"]),
+    "set_count": ("_SET_COUNT_MIN", ["triangle", "4-cycle", "diamond", "4-clique", "house", "P4"]),
+}
+
+
 @pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
-@pytest.mark.parametrize("name", ["4-cycle", "diamond", "house", "P4"])
-def test_seed_row_hash_sets_keep_every_task_count(name, induced):
-    """Hub seeds (rows past the hash threshold) on both sides of a mixed batch, hashing on and off."""
+@pytest.mark.parametrize(("switch", "name"), [(s, n) for s, (_, names) in COUNT_PATHS.items() for n in names])
+def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
+    """Rows past the switch's threshold, on both sides of a mixed batch, the switch on and off."""
     p = parse_pattern(name, induced=induced)
     g, batch = _batch_setup(9, 8)
-    assert g.max_degree >= 4 * cpu_engine._HASH_MIN_DEGREE
+    assert g.max_degree >= 4 * getattr(cpu_engine, COUNT_PATHS[switch][0])
     table = compile_plans(p, shared_plans(p))
     view = g.batch_view(batch.changed)
     for side in (OLD, NEW):
@@ -254,25 +260,8 @@ def test_seed_row_hash_sets_keep_every_task_count(name, induced):
             g.apply(batch)
         tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
-                  for options in (cpu_engine.EngineOptions(seed_hash=False), cpu_engine.EngineOptions())]
+                  for options in (cpu_engine.EngineOptions(**{switch: False}), cpu_engine.EngineOptions())]
         assert np.array_equal(counts[0], counts[1])
-    g.release(view)
-
-
-@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
-@pytest.mark.parametrize("name", ["triangle", "4-cycle", "diamond", "4-clique", "house", "P4"])
-def test_set_count_keeps_every_task_count_on_hub_rows(name, induced):
-    """Rows past the set-size threshold, on both sides of a mixed batch, set counting on and off."""
-    p = parse_pattern(name, induced=induced)
-    g, batch = _batch_setup(9, 8)
-    assert g.max_degree >= 4 * cpu_engine._SET_COUNT_MIN
-    table = compile_plans(p, shared_plans(p))
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
-                  for options in (cpu_engine.EngineOptions(set_count=False), cpu_engine.EngineOptions())]
-        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        if switch == "set_count":
+            assert counts[0].sum() > 0
     g.release(view)

@@ -8,18 +8,11 @@ import sys
 import threading
 
 import pytest
+from stream_events import collect
 
 from deltamatch.service.client import DeltamatchClient
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def _collect(url: str, pid: int, until: int, out: list) -> None:
-    with DeltamatchClient(url) as c:
-        for ev in c.deltas(pid, since=0):
-            out.append(ev)
-            if ev["version"] >= until:
-                return
 
 
 def test_clear_graph_is_a_version_streamed_and_kept_across_restart(make_service):
@@ -29,7 +22,7 @@ def test_clear_graph_is_a_version_streamed_and_kept_across_restart(make_service)
     tri = c.register_pattern("triangle")["id"]
     c.update(insert=[["a", "b"], ["b", "c"], ["c", "a"]])
     events: list = []
-    reader = threading.Thread(target=_collect, args=(svc.url, tri, 2, events), daemon=True)
+    reader = threading.Thread(target=collect, args=(svc.url, tri, 2, events), daemon=True)
     reader.start()
     answer = c.clear_graph()
     reader.join(30)

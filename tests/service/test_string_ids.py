@@ -6,6 +6,7 @@ import json
 import threading
 
 import pytest
+from stream_events import collect
 from websockets.sync.client import connect
 
 from deltamatch.scheduler.names import MAX_NAME_LENGTH
@@ -17,21 +18,13 @@ FRIENDS = [["alice", "bob"], ["bob", "carol"], ["carol", "alice"], ["carol", "da
            ["dave@x.org", "alice"]]
 
 
-def _collect(url: str, pid: int, until: int, out: list) -> None:
-    with DeltamatchClient(url) as c:
-        for ev in c.deltas(pid, since=0):
-            out.append(ev)
-            if ev["version"] >= until:
-                return
-
-
 def test_names_survive_streams_and_a_restart(make_service):
     svc = make_service(DELTAMATCH_SNAPSHOT_EVERY="2")
     svc.start()
     c = DeltamatchClient(svc.url)
     tri = c.register_pattern("triangle")["id"]
     events: list = []
-    reader = threading.Thread(target=_collect, args=(svc.url, tri, 3, events), daemon=True)
+    reader = threading.Thread(target=collect, args=(svc.url, tri, 3, events), daemon=True)
     reader.start()
     c.load_edges(FRIENDS[:2])
     second = c.update(insert=FRIENDS[2:])
