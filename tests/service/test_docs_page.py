@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
+from chromium import needs_chromium, start_chromium
 
 pytestmark = [
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)",
-    ),
+    needs_chromium,
     pytest.mark.timeout(180),
 ]
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -27,14 +19,8 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 @pytest.fixture
 def offline_browser(tmp_path):
     """Chromium that can resolve nothing but the loopback address: a CDN fetch would fail."""
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1400,1000",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                 f"--user-data-dir={tmp_path / 'profile'}"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=ChromeService(str(CHROMEDRIVER)))
+    driver = start_chromium(tmp_path / "profile", "--window-size=1400,1000",
+                            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
     yield driver
     driver.quit()
 

@@ -15,24 +15,19 @@ from pathlib import Path
 
 import httpx
 import pytest
+from chromium import needs_chromium, start_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 TOKEN = "ui-test-token"
 RETENTION = 8  # events the service keeps per pattern: small, so a test can fall behind it
 WAIT_S = 30
 
 pytestmark = [
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)",
-    ),
+    needs_chromium,
     pytest.mark.timeout(240),
 ]
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -174,14 +169,7 @@ def api(service):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1500,1000",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=ChromeService(str(CHROMEDRIVER)))
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"), "--window-size=1500,1000")
     yield driver
     driver.quit()
 
