@@ -227,20 +227,23 @@ def stats_bytes(stats: engine.KernelStats) -> tuple[int, int]:
     return 4 * stats.scanned + 4 * stats.probes, 4 * stats.scanned + 32 * stats.probes
 
 
+# PGMiner's ablation, one mechanism at a time: heavy-first order, + splitting, + unrolling, + stealing.
 BALANCES = {
     "none": engine.NO_BALANCE,
-    "heavy": engine.Balance(split=False, unroll=False),
-    "split": engine.Balance(unroll=False),
+    "heavy": engine.Balance(split=False, unroll=False, steal=False),
+    "split": engine.Balance(unroll=False, steal=False),
+    "unroll": engine.Balance(steal=False),
     "all": engine.Balance(),
 }
 
 
 def balance_note(stats: engine.KernelStats) -> str:
-    """Lane utilization, per-warp busy spread (max/min, p99/median) and deferral counts."""
+    """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts."""
     spread, tail = stats.busy_spread()
     return (
         f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
-        f"deferred {stats.deferred} chunks {stats.chunks}"
+        f"deferred {stats.deferred} chunks {stats.chunks} shared lists {stats.published} "
+        f"joins {stats.joins} pairs {stats.shared}"
     )
 
 

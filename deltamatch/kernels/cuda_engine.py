@@ -202,7 +202,7 @@ def _ptr(array) -> Any:
 
 @dataclass(frozen=True)
 class Balance:
-    """The in-GPU load-balance switches (PGMiner's ablation: none, splitting, + unrolling).
+    """The in-GPU load-balance switches (PGMiner's ablation: none, splitting, + unrolling, + stealing).
 
     heavy_first: tasks start in decreasing min(deg u, deg v) order.
     split: a counting task (k >= 4) whose level-2 set costs at least `defer_cost` (the sum of
@@ -211,6 +211,9 @@ class Balance:
     sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
     unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
     32 tasks, as one flat list of items over the lanes.
+    steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
+    warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
+    stealing at the last two levels).
     """
 
     heavy_first: bool = True
@@ -218,12 +221,16 @@ class Balance:
     defer_cost: int = 2048
     chunk: int = 0
     unroll: bool = True
+    steal: bool = True
+    share_pairs: int = 2048
 
 
-NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False)
+NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False)
 AUTO_CHUNK_SHARE = 4  # deferred chunks per resident warp when the chunk size is automatic
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
-STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred")  # the kernel's DM_ST_* slots
+# The kernel's DM_ST_* slots.
+STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred", "published", "joins", "shared")
+BOARD_WORDS = 16  # DM_BOARD_WORDS: a warp's record on the work-sharing board
 
 
 @dataclass
@@ -233,8 +240,9 @@ class KernelStats:
     scanned: set-source entries read; probes: binary-search steps; tasks: tasks and chunks run;
     lanes / steps: active lanes summed over the warp steps of the set and pair loops (lane
     utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
-    pieces they were cut into; kernel_s: device time of the launches (CUDA events); busy_ns: per
-    launch, the nanoseconds each warp worked.
+    pieces they were cut into; published: pair lists opened for sharing; joins: lists an idle warp
+    joined; shared: pairs those joiners counted; kernel_s: device time of the launches (CUDA
+    events); busy_ns: per launch, the nanoseconds each warp worked (waiting for work not counted).
     """
 
     scanned: int = 0
@@ -243,6 +251,9 @@ class KernelStats:
     lanes: int = 0
     steps: int = 0
     deferred: int = 0
+    published: int = 0
+    joins: int = 0
+    shared: int = 0
     chunks: int = 0
     kernel_s: float = 0.0
     busy_ns: list = field(default_factory=list)
@@ -281,9 +292,10 @@ class Launch:
 
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
-# deadline), the task queues of phase 0 and 1, the arena's fill and the deferred-task count.
-TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED = 0, 1, 2, 4, 5
-COUNTERS = 6
+# deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count and the
+# warps still on their own tasks in phase 0 and 1 (work sharing).
+TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE = 0, 1, 2, 4, 5, 6
+COUNTERS = 8
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
@@ -291,7 +303,7 @@ ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 def scratch_ints(width: int, k: int) -> int:
     """int32 slots one warp's scratch takes (match.cu: warp_scratch)."""
     slots = (width * max(k - 2, 0) + 1) // 2 * 2
-    return slots + 4 * width
+    return slots + 4 * width + 2
 
 
 def resident_blocks(function: str = "match_tasks") -> int:
@@ -429,6 +441,8 @@ class _MatchRun:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         queue = self.counters[QUEUE + phase:QUEUE + phase + 1]
+        shared = function == "match_shared"
+        board = cp.zeros(shape.warps * BOARD_WORDS, dtype=cp.uint64) if shared else None
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
@@ -452,7 +466,9 @@ class _MatchRun:
              d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
              d.task, d.off, d.length, d.n, np.int64(d.cap),
              _ptr(entry), _ptr(lo), _ptr(hi),
-             queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags))
+             queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
+             _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
+             self.counters[ACTIVE + phase:ACTIVE + phase + 1]))
         if self.stats is not None:
             ended.record()
             ended.synchronize()
@@ -478,7 +494,8 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
     flat = plans.k == 3 and balance.unroll and out is None
-    function = "match_flat" if flat else "match_tasks"
+    shared = plans.k >= 4 and balance.unroll and balance.steal and out is None
+    function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1)
     defer = balance.split and out is None and plans.k >= 4
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
@@ -496,10 +513,10 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         if stats is not None:
             stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
-        grab = launch_shape(n_chunks, 4 * per_warp)
+        grab = launch_shape(n_chunks, 4 * per_warp, function)
         if grab.warps > shape.warps:
             run.scratch = cp.empty(grab.warps * per_warp, dtype=cp.int32)
-        run.launch("match_tasks", 1, 0, n_chunks, None, grab, (entry, lo, hi))
+        run.launch(function, 1, 0, n_chunks, None, grab, (entry, lo, hi))
     got = counters[: FLAGS + 1].get()
     if got[1] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")

@@ -22,9 +22,21 @@
 // global arena and the host cuts the deferred sets into chunks of equal estimated cost, which a
 // second launch (`phase` 1) spreads over all warps; each chunk adds its matches to its task's
 // count.
+//
+// Work sharing (PGMiner's warp stealing, at the last two levels): a counting pair list of at least
+// `share_pairs` pairs is published on a board (one record per warp) and its owner claims pieces of
+// DM_CLAIM pairs with an atomic counter.  A warp that finds the task queue empty joins the open list
+// with the most pairs left and claims pieces of it too, until the last working warp is done; the
+// owner waits for its joiners before its scratch changes.  Joiners read the owner's sets through L2
+// (__ldcg): L1 is not coherent across SMs.
 #include "dm_common.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
+// Resident blocks per SM the kernels are compiled for (register caps 80, 128 with work sharing, 64 flat):
+// without them ptxas picks 80 registers for match_tasks and spills.
+#define DM_MIN_BLOCKS 3
+#define DM_MIN_BLOCKS_SHARED 2
+#define DM_MIN_BLOCKS_FLAT 4
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
@@ -36,6 +48,29 @@
 #define DM_ST_LANES 3     // active lanes summed over the warp steps of set and pair loops
 #define DM_ST_STEPS 4     // those warp steps
 #define DM_ST_DEFERRED 5  // tasks whose level-2 set went to the arena
+#define DM_ST_PUBLISHED 6 // pair lists published for sharing
+#define DM_ST_JOINS 7     // lists an idle warp joined
+#define DM_ST_SHARED 8    // pairs counted by joiners
+
+// Work sharing: pairs claimed at once, and the fewest unclaimed pairs worth joining a list for.
+#define DM_CLAIM 128
+#define DM_JOIN_MIN 256
+
+// A warp's board record, DM_BOARD_WORDS words: the list's id while open (0: closed), next unclaimed
+// pair, pair count, joiners holding it, then what a joiner needs: task, plan | rank << 32, the list's
+// arrays (PairList) and the match prefix m[0 .. k-3], two per word.
+#define DM_BOARD_WORDS 16
+#define DM_B_OPEN 0
+#define DM_B_NEXT 1
+#define DM_B_END 2
+#define DM_B_HOLDS 3
+#define DM_B_TASK 4
+#define DM_B_PLAN 5
+#define DM_B_C 6
+#define DM_B_SRC 7
+#define DM_B_S 8
+#define DM_B_N 9
+#define DM_B_M 10
 
 namespace {
 
@@ -64,7 +99,24 @@ struct Ctx {
     const int* order;
     dm_u64 deadline;  // globaltimer ns, 0 = none
     int* flags;
+    // Work sharing: pair lists of at least `share` pairs go on `board` (0: no sharing), one record
+    // per warp of the launch; `counts` gets the joiners' matches; `stats` the rare counters.
+    dm_i64 share;
+    dm_u64* board;
+    dm_i64* counts;
+    dm_u64* stats;
 };
+
+__device__ __forceinline__ dm_i64 warp_id() {
+    return ((dm_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+}
+
+// Adds to a DM_ST_* counter (lane 0, for events rare enough not to be summed in registers first).
+__device__ __forceinline__ void count_event(const Ctx& c, int slot, dm_u64 n) {
+    if (c.stats != nullptr) {
+        atomicAdd(c.stats + slot, n);
+    }
+}
 
 // Past the deadline (bit 1 of flags set): the run's counts are incomplete and will be discarded.
 // Lane 0 reads the clock and the warp follows it, so every lane takes the same branch.
@@ -91,6 +143,8 @@ struct WarpState {
     int end[DM_MAX_K];
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
+    dm_i64 task;
+    dm_u64 lists;  // pair lists this warp has published (their ids on the board)
 };
 
 struct Stats {
@@ -99,6 +153,34 @@ struct Stats {
     dm_u64 lanes;
     dm_u64 steps;
 };
+
+// A load that skips L1 (CG: the data was written by another SM during this launch).
+template <bool CG>
+__device__ __forceinline__ int load(const int* p) {
+    if constexpr (CG) {
+        return __ldcg(p);
+    } else {
+        return *p;
+    }
+}
+
+template <bool CG>
+__device__ __forceinline__ dm_i64 load(const dm_i64* p) {
+    if constexpr (CG) {
+        return __ldcg(p);
+    } else {
+        return *p;
+    }
+}
+
+template <bool CG>
+__device__ __forceinline__ const int* load(const int* const* p) {
+    if constexpr (CG) {
+        return (const int*)__ldcg((const dm_u64*)p);
+    } else {
+        return *p;
+    }
+}
 
 // What a level's candidates are checked for, over positions of the match (bit j = position j).
 struct Checks {
@@ -469,17 +551,144 @@ __device__ dm_u64 collapse_count(const Ctx& c, WarpState& s, int p, int r, int l
     return (dm_u64)n * (dm_u64)(ns - clashes) - (dm_u64)common;
 }
 
-// Counting, LAST_EACH with unrolling: the pairs (w, x), w in C[a, e) of level l = k-2 and x in the
-// last level's source for w, as one flat list spread over the lanes.  Per candidate w the warp
-// stores its source (pointer, low bit: the source is w's own row) and the running pair count.
+// The last two levels of a counting task as one flat list of pairs (w, x), spread over the lanes:
+// w = C[i] of level k-2, x in w's last-level source src[i][0 .. S[i+1] - S[i]); pair f belongs to
+// the i with S[i] <= f < S[i+1] (S[0] = 0, S[n] = the pair count).
+struct PairList {
+    const int* C;
+    const int* const* src;
+    const dm_i64* S;
+    int n;
+};
+
+// The candidate owning pair f: the i with S[i] <= f < S[i+1].
+template <bool CG>
+__device__ __forceinline__ int pair_owner(const PairList& pl, dm_i64 f) {
+    int lo = 0, hi = pl.n;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (load<CG>(pl.S + 1 + mid) <= f) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The matches among pairs [f_lo, f_hi) of the list (same on every lane).
+template <bool CG>
+__device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, int lane, const PairList& pl,
+                              dm_i64 f_lo, dm_i64 f_hi, Stats& st) {
+    const int l = c.k - 2;
+    const int last = c.k - 1;
+    dm_u64 found = 0;
+    for (dm_i64 f0 = f_lo; f0 < f_hi; f0 += 32) {
+        if ((f0 & 0xffff) == 0 && expired(c, lane)) {
+            break;
+        }
+        const dm_i64 f = f0 + lane;
+        bool ok = false;
+        if (f < f_hi) {
+            const int i = pair_owner<CG>(pl, f);
+            const LaneMatch lm = lane_match(c, l, load<CG>(pl.C + i), -1, 0);
+            int anchor;
+            const Checks ch = level_checks(c, s, lm, p, last, anchor);
+            const int x = load<CG>(load<CG>(pl.src + i) + (f - load<CG>(pl.S + i)));
+            st.scanned++;
+            ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
+        }
+        found += __popc(__ballot_sync(DM_FULL_MASK, ok));
+        if (lane == 0) {
+            st.lanes += (dm_u64)min((dm_i64)32, f_hi - f0);
+            st.steps++;
+        }
+    }
+    return found;
+}
+
+// Counts pairs [0, total) of the list: all at once, or (`rec`: a list on the board) in pieces of
+// DM_CLAIM pairs claimed with its atomic counter until none is left.  Returns the matches (same on
+// every lane).
+template <bool CG>
+__device__ dm_u64 claim_pairs(const Ctx& c, const WarpState& s, int p, int r, int lane, const PairList& pl,
+                              dm_u64* rec, dm_i64 total, Stats& st) {
+    dm_u64 found = 0;
+    dm_i64 next = 0;
+    while (!expired(c, lane)) {
+        dm_u64 f0 = (dm_u64)next;
+        if (rec != nullptr) {
+            if (lane == 0) {
+                f0 = atomicAdd(rec + DM_B_NEXT, (dm_u64)DM_CLAIM);
+            }
+            f0 = __shfl_sync(DM_FULL_MASK, f0, 0);
+        }
+        if ((dm_i64)f0 >= total) {
+            break;
+        }
+        const dm_i64 f1 = rec != nullptr ? min((dm_i64)f0 + DM_CLAIM, total) : total;
+        found += count_pairs<CG>(c, s, p, r, lane, pl, (dm_i64)f0, f1, st);
+        if (CG && lane == 0) {
+            count_event(c, DM_ST_SHARED, (dm_u64)(f1 - (dm_i64)f0));
+        }
+        next = f1;
+    }
+    return found;
+}
+
+// The owner's side of work sharing: publishes the list on its board record (returned), so that it
+// and any joiners claim pieces of it.
+__device__ dm_u64* publish(const Ctx& c, WarpState& s, int p, int r, int lane, const PairList& pl, dm_i64 total,
+                           Stats& st) {
+    dm_u64* rec = c.board + warp_id() * DM_BOARD_WORDS;
+    __threadfence();  // every lane's writes of the list's arrays, before the list opens
+    __syncwarp();
+    if (lane == 0) {
+        rec[DM_B_NEXT] = 0;
+        rec[DM_B_END] = (dm_u64)total;
+        rec[DM_B_TASK] = (dm_u64)s.task;
+        rec[DM_B_PLAN] = (unsigned)p | ((dm_u64)(unsigned)r << 32);
+        rec[DM_B_C] = (dm_u64)pl.C;
+        rec[DM_B_SRC] = (dm_u64)pl.src;
+        rec[DM_B_S] = (dm_u64)pl.S;
+        rec[DM_B_N] = (dm_u64)pl.n;
+        for (int j = 0; j < c.k - 2; j += 2) {
+            rec[DM_B_M + j / 2] = (unsigned)s.m[j] | ((dm_u64)(unsigned)s.m[j + 1] << 32);
+        }
+        __threadfence();
+        s.lists += 1;
+        atomicExch(rec + DM_B_OPEN, s.lists);
+        count_event(c, DM_ST_PUBLISHED, 1);
+    }
+    __syncwarp();
+    return rec;
+}
+
+// Closes the owner's list and waits until no joiner reads its scratch any more.
+__device__ void unpublish(dm_u64* rec, int lane) {
+    if (lane == 0) {
+        atomicExch(rec + DM_B_OPEN, 0ull);
+        while (atomicAdd((unsigned*)(rec + DM_B_HOLDS), 0u) != 0) {
+            __nanosleep(64);
+        }
+    }
+    __syncwarp();
+}
+
+// Counting, LAST_EACH with unrolling: the pairs of candidates C[a, e) of level l = k-2 as a PairList
+// built in the warp's scratch (`src_of`, `S`), counted by this warp alone or, when long enough,
+// shared.
 __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e,
-                             const int** src_of, dm_i64* ends, Stats& st) {
+                             const int** src_of, dm_i64* S, Stats& st) {
     const int l = c.k - 2;
     const int last = c.k - 1;
     const int dep_l = c.dep[p * DM_MAX_K + l];
     const bool skip = dep_l < l - 1;
     const int* C = s.set[l];
     dm_i64 carry = 0;
+    if (lane == 0) {
+        S[0] = 0;
+    }
     for (int i = a; i < e; i += 32) {
         const int idx = i + lane;
         dm_i64 len = 0;
@@ -502,35 +711,96 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
         }
         if (idx < e) {
             src_of[idx - a] = from;
-            ends[idx - a] = carry + incl;
+            S[idx - a + 1] = carry + incl;
         }
         carry += __shfl_sync(DM_FULL_MASK, incl, 31);
     }
     __syncwarp();
-    const dm_i64 total_pairs = carry;
-    const int n = e - a;
-    dm_u64 found = 0;
-    for (dm_i64 f0 = 0; f0 < total_pairs; f0 += 32) {
-        if ((f0 & 0xffff) == 0 && expired(c, lane)) {
-            break;
+    const PairList pl = {C + a, src_of, S, e - a};
+    dm_u64* rec = c.share > 0 && carry >= c.share ? publish(c, s, p, r, lane, pl, carry, st) : nullptr;
+    const dm_u64 found = claim_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
+    if (rec != nullptr) {
+        unpublish(rec, lane);
+    }
+    return found;
+}
+
+// The joiner's side of work sharing: joins the open list with the most unclaimed pairs (at least
+// DM_JOIN_MIN) and claims pieces of it until none is left, adding its matches to the list's task.
+// Returns the matches; sets `joined` to whether it found a list.
+__device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, Stats& st) {
+    dm_i64 best_left = 0;
+    dm_i64 best = -1;
+    dm_u64 best_id = 0;
+    const dm_i64 n_warps = (dm_i64)gridDim.x * (blockDim.x >> 5);
+    for (dm_i64 w = lane; w < n_warps; w += 32) {
+        const dm_u64* rec = c.board + w * DM_BOARD_WORDS;
+        const dm_u64 id = __ldcg(rec + DM_B_OPEN);
+        const dm_i64 left = (dm_i64)__ldcg(rec + DM_B_END) - (dm_i64)__ldcg(rec + DM_B_NEXT);
+        if (id != 0 && left > best_left) {
+            best_left = left;
+            best = w;
+            best_id = id;
         }
-        const dm_i64 f = f0 + lane;
-        bool ok = false;
-        if (f < total_pairs) {
-            const int lo = (int)dm_upper_bound64(ends, n, f);  // the candidate whose pairs hold f
-            const dm_i64 start = lo == 0 ? 0 : ends[lo - 1];
-            const LaneMatch lm = lane_match(c, l, C[a + lo], -1, 0);
-            int anchor;
-            const Checks ch = level_checks(c, s, lm, p, last, anchor);
-            const int x = src_of[lo][f - start];
-            st.scanned++;
-            ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        const dm_i64 o_left = __shfl_xor_sync(DM_FULL_MASK, best_left, d);
+        const dm_i64 o_best = __shfl_xor_sync(DM_FULL_MASK, best, d);
+        const dm_u64 o_id = __shfl_xor_sync(DM_FULL_MASK, best_id, d);
+        if (o_left > best_left || (o_left == best_left && o_best > best)) {
+            best_left = o_left;
+            best = o_best;
+            best_id = o_id;
         }
-        found += __popc(__ballot_sync(DM_FULL_MASK, ok));
-        if (lane == 0) {
-            st.lanes += (dm_u64)min((dm_i64)32, total_pairs - f0);
-            st.steps++;
+    }
+    joined = false;
+    if (best_left < DM_JOIN_MIN) {
+        return 0;
+    }
+    dm_u64* rec = c.board + best * DM_BOARD_WORDS;
+    int held = 0;
+    dm_u64 plan = 0;
+    if (lane == 0) {
+        atomicAdd((unsigned*)(rec + DM_B_HOLDS), 1u);
+        __threadfence();
+        held = atomicAdd(rec + DM_B_OPEN, 0ull) == best_id;  // still the list we saw: it stays until we let go
+        if (held) {
+            __threadfence();
+            plan = __ldcg(rec + DM_B_PLAN);
+            s.task = (dm_i64)__ldcg(rec + DM_B_TASK);
+            for (int j = 0; j < c.k - 2; ++j) {
+                const dm_u64 two = __ldcg(rec + DM_B_M + j / 2);
+                const int v = (int)(unsigned)(j % 2 == 0 ? two : two >> 32);
+                s.m[j] = v;
+                s.mdeg[j] = c.deg[v];
+                s.moff[j] = c.off[v];
+            }
+        } else {
+            atomicSub((unsigned*)(rec + DM_B_HOLDS), 1u);
         }
+    }
+    joined = __shfl_sync(DM_FULL_MASK, held, 0) != 0;
+    if (!joined) {
+        return 0;
+    }
+    plan = __shfl_sync(DM_FULL_MASK, plan, 0);
+    __syncwarp();
+    const int p = (int)(unsigned)plan;
+    const int r = (int)(unsigned)(plan >> 32);
+    PairList pl;
+    pl.C = (const int*)__ldcg(rec + DM_B_C);
+    pl.src = (const int* const*)__ldcg(rec + DM_B_SRC);
+    pl.S = (const dm_i64*)__ldcg(rec + DM_B_S);
+    pl.n = (int)__ldcg(rec + DM_B_N);
+    const dm_u64 found = claim_pairs<true>(c, s, p, r, lane, pl, rec, (dm_i64)__ldcg(rec + DM_B_END), st);
+    __syncwarp();
+    if (lane == 0) {
+        if (c.counts != nullptr && found != 0) {
+            atomicAdd((dm_u64*)(c.counts + s.task), found);
+        }
+        count_event(c, DM_ST_JOINS, 1);
+        __threadfence();
+        atomicSub((unsigned*)(rec + DM_B_HOLDS), 1u);
     }
     return found;
 }
@@ -550,7 +820,7 @@ __device__ __forceinline__ dm_u64 pairs_count(const Ctx& c, int p, dm_u64 n, dm_
 
 // Counting: the matches completing every candidate in C[a, e) of level k-2 (the last two levels).
 __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* last_slot,
-                                  const int** src_of, dm_i64* ends, Stats& st) {
+                                  const int** src_of, dm_i64* S, Stats& st) {
     const int l = c.k - 2;
     const int mode = c.last_two[p];
     if (mode == DM_LAST_PAIRS) {
@@ -560,7 +830,7 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
         return collapse_count(c, s, p, r, lane, a, e, last_slot, st);
     }
     if (c.unroll) {
-        return pair_count(c, s, p, r, lane, a, e, src_of, ends, st);
+        return pair_count(c, s, p, r, lane, a, e, src_of, S, st);
     }
     const int dep_l = c.dep[p * DM_MAX_K + l];
     dm_u64 total = 0;
@@ -580,23 +850,23 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
 }
 
 // Per-warp scratch: one slot of `width` ints per level 2 .. k-1 (rounded up to even), then the pair
-// loop's `width` source pointers and `width` running pair counts: cuda_engine.scratch_ints.
+// list's `width` source pointers and `width` + 1 pair offsets (PairList): cuda_engine.scratch_ints.
 struct Scratch {
     int* slot[DM_MAX_K];
     const int** src_of;
-    dm_i64* ends;
+    dm_i64* S;
 };
 
 __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp) {
     Scratch sc;
     const dm_i64 slots = (width * (k - 2) + 1) & ~(dm_i64)1;  // even, so the 8-byte arrays align
-    int* mine = scratch + warp * (slots + 4 * width);
+    int* mine = scratch + warp * (slots + 4 * width + 2);
     for (int l = 0; l < DM_MAX_K; ++l) {
         sc.slot[l] = l >= 2 && l < k ? mine + (l - 2) * width : nullptr;
     }
     dm_i64* tail = (dm_i64*)(mine + slots);
     sc.src_of = (const int**)tail;
-    sc.ends = tail + width;
+    sc.S = tail + width;
     return sc;
 }
 
@@ -606,7 +876,7 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
                           int* out, dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool listing = out != nullptr;
     if (!listing && c.k == 4) {
-        return finish_last_two(c, s, p, r, lane, a, e, sc.slot[3], sc.src_of, sc.ends, st);
+        return finish_last_two(c, s, p, r, lane, a, e, sc.slot[3], sc.src_of, sc.S, st);
     }
     __syncwarp();
     if (lane == 0) {
@@ -645,7 +915,7 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
         ++l;
         prepare_level(c, s, p, l, r, lane, sc.slot[l], st);
         if (!listing && l == c.k - 2) {
-            total += finish_last_two(c, s, p, r, lane, 0, s.cnt[l], sc.slot[c.k - 1], sc.src_of, sc.ends, st);
+            total += finish_last_two(c, s, p, r, lane, 0, s.cnt[l], sc.slot[c.k - 1], sc.src_of, sc.S, st);
             --l;
         }
     }
@@ -740,7 +1010,7 @@ __device__ dm_u64 deferral_cost(const Ctx& c, const WarpState& s, int lane) {
 }
 
 // Lane 0 sets the seed; returns false when the seed's own bound rejects it.
-__device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) {
+__device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, int lane) {
     const int lt1 = c.lt[p * DM_MAX_K + 1];
     const int gt1 = c.gt[p * DM_MAX_K + 1];
     if (u == v || ((lt1 & 1) && v > u) || ((gt1 & 1) && v < u)) {
@@ -755,6 +1025,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) 
         s.moff[0] = c.off[u];
         s.moff[1] = c.off[v];
         s.fresh = 0;
+        s.task = t;
     }
     __syncwarp();
     return true;
@@ -777,13 +1048,15 @@ __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) 
     int *arena, dm_i64 arena_size, dm_u64 *arena_used, dm_i64 defer_cost,                               \
     dm_i64 *defer_task, dm_i64 *defer_off, int *defer_len, dm_u64 *defer_n, dm_i64 defer_cap,           \
     const dm_i64 *chunk_of, const int *chunk_lo, const int *chunk_hi,                                   \
-    dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags
+    dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags,                 \
+    dm_u64 *board, dm_i64 share_pairs, dm_u64 *active
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, unroll,                \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
-    defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags
+    defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
+    board, share_pairs, active
 
 // Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
 // chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
@@ -795,8 +1068,12 @@ __device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) 
 // rows are numbered from out_offsets[t]; those in [win_lo, win_hi) are written; a task whose count
 // differs from expect[t] sets bit 0 of flags.  A run past `deadline` (globaltimer ns, 0 = none)
 // sets bit 1.  stats (optional): DM_ST_* sums; busy (optional): nanoseconds each warp worked.
-// FLAT runs every grabbed task through the flat task loop (flat_tasks).
-template <bool FLAT>
+// Work sharing (counting, share_pairs > 0): pair lists of at least share_pairs pairs go on `board`
+// (DM_BOARD_WORDS zeroed words per warp of the launch); `active` (zeroed) counts the warps still on
+// their own tasks, which idle warps wait for while they join lists.  With sharing, counts[t] must
+// start at zero (matches are added to it).
+// FLAT runs every grabbed task through the flat task loop (flat_tasks); only SHARE shares work.
+template <bool FLAT, bool SHARE>
 __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
@@ -826,6 +1103,17 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.order = order;
     c.deadline = deadline;
     c.flags = flags;
+    c.share = SHARE && out == nullptr ? share_pairs : 0;
+    c.board = board;
+    c.counts = counts;
+    c.stats = stats;
+    if (lane == 0) {
+        s.lists = 0;
+        if (c.share > 0) {
+            atomicAdd(active, 1ull);
+        }
+    }
+    __syncwarp();
     const Scratch sc = warp_scratch(scratch, width, k, warp);
     Stats st = {0, 0, 0, 0};
     dm_u64 mine = 0;
@@ -844,86 +1132,112 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             break;
         }
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
-        if (FLAT) {
+        if constexpr (FLAT) {
             for (dm_i64 g = lo; g < hi; g += 32) {
                 mine += dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
             }
             ran += hi - lo;
-            continue;
-        }
-        for (dm_i64 i = lo; i < hi; ++i) {
-            const dm_i64 t = phase == 1 ? defer_task[chunk_of[i]] : (perm != nullptr ? perm[i] : i);
-            const int r = tr != nullptr ? tr[t] : -1;
-            const int p = tp != nullptr ? tp[t] : 0;
-            const dm_i64 row0 = out != nullptr ? out_offsets[t] : 0;
-            dm_u64 found = 0;
-            if (seed(c, s, tu[t], tv[t], p, lane)) {
-                if (k == 2) {
-                    const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
-                    found = (c.check_other && survives_other(c, s, lm, p, tv[t])) ? 0 : 1;
-                    if (out != nullptr && found && lane == 0 && row0 >= win_lo && row0 < win_hi) {
-                        out[(row0 - win_lo) * 2 + order[p * 2]] = tu[t];
-                        out[(row0 - win_lo) * 2 + order[p * 2 + 1]] = tv[t];
-                    }
-                } else if (k == 3 || (out == nullptr && k == 4 && c.last_two[p] == DM_LAST_PAIRS)) {
-                    // Level 2 is the last, or (LAST_PAIRS) the count follows from its size alone:
-                    // nothing to store, walk or defer.
-                    const dm_u64 n2 = build_level(c, s, p, 2, r, lane, nullptr, out, row0, win_lo, win_hi, st);
-                    found = k == 3 ? n2 : pairs_count(c, p, n2, 0, n2);
-                } else if (phase == 1) {
-                    __syncwarp();
-                    if (lane == 0) {
-                        const dm_i64 e = chunk_of[i];
-                        s.set[2] = arena + defer_off[e];
-                        s.cnt[2] = defer_len[e];
-                    }
-                    __syncwarp();
-                    found = descend(c, s, sc, p, r, lane, chunk_lo[i], chunk_hi[i], nullptr, 0, 0, 0, st);
-                } else {
-                    prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
-                    const int n2 = s.cnt[2];
-                    bool moved = false;
-                    if (out == nullptr && defer_cost > 0 && deferral_cost(c, s, lane) >= (dm_u64)defer_cost) {
-                        dm_u64 at = 0;
-                        dm_u64 rec = 0;
+        } else {
+            for (dm_i64 i = lo; i < hi; ++i) {
+                const dm_i64 t = phase == 1 ? defer_task[chunk_of[i]] : (perm != nullptr ? perm[i] : i);
+                const int r = tr != nullptr ? tr[t] : -1;
+                const int p = tp != nullptr ? tp[t] : 0;
+                const dm_i64 row0 = out != nullptr ? out_offsets[t] : 0;
+                dm_u64 found = 0;
+                if (seed(c, s, t, tu[t], tv[t], p, lane)) {
+                    if (k == 2) {
+                        const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
+                        found = (c.check_other && survives_other(c, s, lm, p, tv[t])) ? 0 : 1;
+                        if (out != nullptr && found && lane == 0 && row0 >= win_lo && row0 < win_hi) {
+                            out[(row0 - win_lo) * 2 + order[p * 2]] = tu[t];
+                            out[(row0 - win_lo) * 2 + order[p * 2 + 1]] = tv[t];
+                        }
+                    } else if (k == 3 || (out == nullptr && k == 4 && c.last_two[p] == DM_LAST_PAIRS)) {
+                        // Level 2 is the last, or (LAST_PAIRS) the count follows from its size alone:
+                        // nothing to store, walk or defer.
+                        const dm_u64 n2 = build_level(c, s, p, 2, r, lane, nullptr, out, row0, win_lo, win_hi, st);
+                        found = k == 3 ? n2 : pairs_count(c, p, n2, 0, n2);
+                    } else if (phase == 1) {
+                        __syncwarp();
                         if (lane == 0) {
-                            at = atomicAdd(arena_used, (dm_u64)n2);
-                            rec = at + n2 <= (dm_u64)arena_size ? atomicAdd(defer_n, 1ull) : (dm_u64)defer_cap;
+                            const dm_i64 e = chunk_of[i];
+                            s.set[2] = arena + defer_off[e];
+                            s.cnt[2] = defer_len[e];
                         }
-                        at = __shfl_sync(DM_FULL_MASK, at, 0);
-                        rec = __shfl_sync(DM_FULL_MASK, rec, 0);
-                        moved = rec < (dm_u64)defer_cap;
-                        if (moved) {
-                            for (int j = lane; j < n2; j += 32) {
-                                arena[at + j] = s.set[2][j];
-                            }
-                            if (lane == 0) {
-                                defer_task[rec] = t;
-                                defer_off[rec] = (dm_i64)at;
-                                defer_len[rec] = n2;
-                            }
-                            ++deferred;
-                        }
-                    }
-                    if (!moved) {
-                        found = descend(c, s, sc, p, r, lane, 0, n2, out, row0, win_lo, win_hi, st);
-                    }
-                }
-            }
-            if (lane == 0) {
-                if (counts != nullptr && (phase == 0 || found != 0)) {
-                    if (phase == 1) {
-                        atomicAdd((dm_u64*)&counts[t], found);
+                        __syncwarp();
+                        found = descend(c, s, sc, p, r, lane, chunk_lo[i], chunk_hi[i], nullptr, 0, 0, 0, st);
                     } else {
-                        counts[t] = (dm_i64)found;
+                        prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
+                        const int n2 = s.cnt[2];
+                        bool moved = false;
+                        if (out == nullptr && defer_cost > 0 && deferral_cost(c, s, lane) >= (dm_u64)defer_cost) {
+                            dm_u64 at = 0;
+                            dm_u64 rec = 0;
+                            if (lane == 0) {
+                                at = atomicAdd(arena_used, (dm_u64)n2);
+                                rec = at + n2 <= (dm_u64)arena_size ? atomicAdd(defer_n, 1ull) : (dm_u64)defer_cap;
+                            }
+                            at = __shfl_sync(DM_FULL_MASK, at, 0);
+                            rec = __shfl_sync(DM_FULL_MASK, rec, 0);
+                            moved = rec < (dm_u64)defer_cap;
+                            if (moved) {
+                                for (int j = lane; j < n2; j += 32) {
+                                    arena[at + j] = s.set[2][j];
+                                }
+                                if (lane == 0) {
+                                    defer_task[rec] = t;
+                                    defer_off[rec] = (dm_i64)at;
+                                    defer_len[rec] = n2;
+                                }
+                                ++deferred;
+                            }
+                        }
+                        if (!moved) {
+                            found = descend(c, s, sc, p, r, lane, 0, n2, out, row0, win_lo, win_hi, st);
+                        }
                     }
                 }
-                if (expect != nullptr && (dm_i64)found != expect[t]) {
-                    atomicOr(flags, 1);
+                if (lane == 0) {
+                    if (counts != nullptr && (phase == 0 || found != 0)) {
+                        if (phase == 1 || c.share > 0) {
+                            atomicAdd((dm_u64*)&counts[t], found);
+                        } else {
+                            counts[t] = (dm_i64)found;
+                        }
+                    }
+                    if (expect != nullptr && (dm_i64)found != expect[t]) {
+                        atomicOr(flags, 1);
+                    }
                 }
+                mine += found;
+                ++ran;
             }
-            mine += found;
-            ++ran;
+        }
+    }
+    dm_u64 worked = busy != nullptr ? dm_globaltimer() - started : 0;
+    if (c.share > 0) {
+        int idle = 0;
+        if (lane == 0) {
+            atomicAdd(active, ~0ull);  // minus one
+        }
+        while (!expired(c, lane)) {
+            const dm_u64 t0 = busy != nullptr ? dm_globaltimer() : 0;
+            bool joined;
+            mine += join_list(c, s, lane, joined, st);
+            if (joined) {
+                worked += busy != nullptr ? dm_globaltimer() - t0 : 0;
+                idle = 0;
+                continue;
+            }
+            int done = 0;
+            if (lane == 0) {
+                done = atomicAdd(active, 0ull) == 0;
+            }
+            if (__shfl_sync(DM_FULL_MASK, done, 0)) {
+                break;
+            }
+            __nanosleep(min(32 << idle, 4096));
+            idle = min(idle + 1, 7);
         }
     }
     if (lane == 0 && total != nullptr && mine != 0) {
@@ -942,18 +1256,24 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         }
     }
     if (busy != nullptr && lane == 0) {
-        busy[warp] = dm_globaltimer() - started;
+        busy[warp] = worked;
     }
 }
 
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_tasks(DM_MATCH_PARAMS) {
-    match_body<false>(DM_MATCH_ARGS);
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_tasks(DM_MATCH_PARAMS) {
+    match_body<false, false>(DM_MATCH_ARGS);
+}
+
+// match_tasks with work sharing, compiled apart: the board's code costs registers, hence occupancy.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_SHARED)
+    match_shared(DM_MATCH_PARAMS) {
+    match_body<false, true>(DM_MATCH_ARGS);
 }
 
 // match_tasks for counting k = 3 tasks with unrolling (flat_tasks), compiled apart so that the
 // general kernel does not carry its registers.
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32) match_flat(DM_MATCH_PARAMS) {
-    match_body<true>(DM_MATCH_ARGS);
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_FLAT) match_flat(DM_MATCH_PARAMS) {
+    match_body<true, false>(DM_MATCH_ARGS);
 }
 
 // The device's global nanosecond timer, for deadlines set relative to now.

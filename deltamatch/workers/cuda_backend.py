@@ -21,17 +21,24 @@ from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 BLOCK_SLOTS = 32  # allocator block: 32 int32 slots = 128 bytes, one memory transaction
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
 UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
+STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
+
+
+def _switch(env: dict, name: str) -> bool:
+    value = env.get(name, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{name}: expected 0 or 1, got {value!r}")
+    return value == "1"
 
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
-    """The Balance that DELTAMATCH_GPU_SPLIT and DELTAMATCH_GPU_UNROLL select (defaults: all on)."""
+    """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL and DELTAMATCH_GPU_STEAL select
+    (defaults: all on)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
-    unroll = env.get(UNROLL_ENV, "1").strip()
-    if unroll not in ("0", "1"):
-        raise ValueError(f"{UNROLL_ENV}: expected 0 or 1, got {unroll!r}")
+    switches = {"unroll": _switch(env, UNROLL_ENV), "steal": _switch(env, STEAL_ENV)}
     if split == "auto":
-        return engine.Balance(unroll=unroll == "1")
+        return engine.Balance(**switches)
     try:
         chunk = int(split)
     except ValueError:
@@ -39,8 +46,8 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     if chunk < 0:
         raise ValueError(f"{SPLIT_ENV}: expected auto or a non-negative integer, got {split!r}")
     if chunk == 0:
-        return engine.Balance(split=False, unroll=unroll == "1")
-    return engine.Balance(chunk=chunk, unroll=unroll == "1")
+        return engine.Balance(split=False, **switches)
+    return engine.Balance(chunk=chunk, **switches)
 
 
 def cuda_available() -> bool:

@@ -232,14 +232,18 @@ def test_device_info_names_the_gpu() -> None:
 
 
 def balances():
-    """Every combination of the load-balance switches; a tiny deferral threshold so that it acts."""
+    """Every combination of the load-balance switches (stealing acts on unrolled pair lists only);
+    tiny thresholds, so that deferral and work sharing act on small graphs."""
     from deltamatch.kernels.cuda_engine import Balance
 
     out = {}
-    for heavy, split, unroll in itertools.product([False, True], repeat=3):
+    for heavy, split, (unroll, steal) in itertools.product([False, True], [False, True],
+                                                           [(False, False), (True, False), (True, True)]):
         for chunk in ([0, 3] if split else [0]):
-            name = f"heavy{int(heavy)}-split{int(split)}{'-chunk3' if chunk else ''}-unroll{int(unroll)}"
-            out[name] = Balance(heavy_first=heavy, split=split, defer_cost=2, chunk=chunk, unroll=unroll)
+            name = (f"heavy{int(heavy)}-split{int(split)}{'-chunk3' if chunk else ''}-unroll{int(unroll)}"
+                    f"-steal{int(steal)}")
+            out[name] = Balance(heavy_first=heavy, split=split, defer_cost=2, chunk=chunk, unroll=unroll,
+                                steal=steal, share_pairs=1)
     return out
 
 
@@ -291,6 +295,25 @@ def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
     assert stats.tasks > 0 and stats.steps > 0 and 0 < stats.lane_utilization <= 1
     spread, tail = stats.busy_spread()
     assert spread >= tail >= 1
+
+
+def test_idle_warps_join_a_long_pair_list() -> None:
+    """One seed edge of K(100, 100), both orientations: the 4-cycle's last two levels hold about 10^4
+    pairs, so the block's other warps find the queue empty and join the published list; the counts
+    still equal the CPU engine's."""
+    from deltamatch.kernels import cuda_engine
+
+    side = 100
+    g = loaded_graph(np.stack(np.meshgrid(np.arange(side), np.arange(side, 2 * side)), -1).reshape(-1, 2))
+    pat = plans_of("4-cycle", False).static
+    tasks = TaskList.static(np.asarray([[0, side], [side, 0]]))
+    batch0 = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), pat, tasks, batch0)
+    stats = cuda_engine.KernelStats()
+    balance = cuda_engine.Balance(split=False, share_pairs=1024)
+    got = cuda_engine.count_tasks(g.view(), pat, tasks, batch0, balance=balance, stats=stats)
+    np.testing.assert_array_equal(got, want)
+    assert want.sum() > 0 and stats.published > 0 and stats.joins > 0 and stats.shared > 0
 
 
 @pytest.mark.parametrize("induced", [False, True])

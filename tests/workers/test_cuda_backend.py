@@ -21,8 +21,12 @@ def test_unroll_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_UNROLL": "0"}) == Balance(unroll=False)
 
 
+def test_steal_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_STEAL": "0"}) == Balance(steal=False)
+
+
 @pytest.mark.parametrize("env", [{"DELTAMATCH_GPU_SPLIT": "-1"}, {"DELTAMATCH_GPU_SPLIT": "many"},
-                                 {"DELTAMATCH_GPU_UNROLL": "yes"}])
+                                 {"DELTAMATCH_GPU_UNROLL": "yes"}, {"DELTAMATCH_GPU_STEAL": "2"}])
 def test_bad_values_are_refused(env: dict) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_"):
         balance_from_env(env)
