@@ -527,7 +527,7 @@ def main() -> int:
     ap.add_argument(
         "--ablation",
         default="none,heavy,split",
-        help="also time every batch with these balance settings (none, heavy, split; 'all' is the default)",
+        help="also time every batch with these settings: none, heavy, split, unroll ('all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

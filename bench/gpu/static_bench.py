@@ -110,7 +110,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--graphs", default="wiki-Vote,email-Enron,rmat:20")
     ap.add_argument("--patterns", default="triangle,4-clique,diamond,4-cycle,house")
-    ap.add_argument("--ablation", default="none,heavy,split", help="balance settings besides 'all'")
+    ap.add_argument("--ablation", default="none,heavy,split,unroll", help="balance settings besides 'all'")
     ap.add_argument("--ablation-graphs", default="rmat:20", help="graphs the ablation runs on")
     ap.add_argument("--ablation-patterns", default="triangle,4-clique,diamond", help="patterns it runs on")
     ap.add_argument("--repeats", type=int, default=3)
