@@ -185,9 +185,11 @@ def device_batch(batch: BatchView | DeviceBatch) -> DeviceBatch:
 
 
 def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
-    if isinstance(tasks, DeviceTasks):
-        return tasks
+    """The tasks on the device, each array contiguous: a kernel reads its base pointer, so a strided
+    view (a slice such as u[part::parts]) would hand it other tasks."""
     cp = cupy()
+    if isinstance(tasks, DeviceTasks):
+        return DeviceTasks(*(None if a is None else cp.ascontiguousarray(a) for a in tasks))
     return DeviceTasks(cp.asarray(tasks.u, dtype=cp.int32), cp.asarray(tasks.v, dtype=cp.int32),
                        cp.asarray(tasks.rank, dtype=cp.int32), cp.asarray(tasks.plan, dtype=cp.int32))
 

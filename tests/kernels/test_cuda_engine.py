@@ -298,16 +298,18 @@ def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
 
 
 def test_idle_warps_join_a_long_pair_list() -> None:
-    """One seed edge of K(100, 100), both orientations: the 4-cycle's last two levels hold about 10^4
-    pairs, so the block's other warps find the queue empty and join the published list; the counts
-    still equal the CPU engine's."""
+    """The seed of K(100, 100) with the most 4-cycles alone (two tasks, one block): its last two
+    levels hold thousands of pairs, so the block's other warps find the queue empty and join the
+    published list; the counts still equal the CPU engine's."""
     from deltamatch.kernels import cuda_engine
 
     side = 100
     g = loaded_graph(np.stack(np.meshgrid(np.arange(side), np.arange(side, 2 * side)), -1).reshape(-1, 2))
     pat = plans_of("4-cycle", False).static
-    tasks = TaskList.static(np.asarray([[0, side], [side, 0]]))
     batch0 = empty_batch(len(g.vertices))
+    every = TaskList.static(g.internal_edges())
+    best = int(np.argmax(cpu_engine.count_tasks(g.view(), pat, every, batch0)))
+    tasks = TaskList.static(np.asarray([[every.u[best], every.v[best]]]))
     want = cpu_engine.count_tasks(g.view(), pat, tasks, batch0)
     stats = cuda_engine.KernelStats()
     balance = cuda_engine.Balance(split=False, share_pairs=1024)
