@@ -72,7 +72,7 @@ def relocate(offsets, capacity, new_degree, pool_used: int, layout: RowLayout, x
     if need.shape[0] == 0:
         return new_offsets, new_capacity, pool_used, 0, 0
     taken, moved, grown = (int(x) for x in xp.stack([
-        ends[-1], xp.count_nonzero(moving).astype(xp.int64),
+        ends[-1], moving.sum(dtype=xp.int64),
         (need - xp.where(moving, capacity, 0).astype(xp.int64)).sum()]).tolist())
     return new_offsets, new_capacity, pool_used + taken, moved, grown
 

@@ -50,7 +50,7 @@ def as_pairs(edges, what: str = "edges") -> np.ndarray:
     return arr
 
 
-def _unique_pairs(pairs: np.ndarray) -> np.ndarray:
+def unique_pairs(pairs: np.ndarray) -> np.ndarray:
     """Unordered pairs as (min, max), duplicates merged, sorted."""
     if pairs.shape[0] == 0:
         return pairs.reshape(0, 2)
@@ -146,8 +146,8 @@ def normalize_batch(vertices: VertexMap, has_edges: Callable[[np.ndarray, np.nda
     ins = as_pairs(insert, "insert")
     dele = as_pairs(delete, "delete")
     raw = ins.shape[0] + dele.shape[0]
-    ins_u = _unique_pairs(ins)
-    del_u = _unique_pairs(dele)
+    ins_u = unique_pairs(ins)
+    del_u = unique_pairs(dele)
     if ins_u.shape[0] and del_u.shape[0]:
         keys_i = (ins_u[:, 0] << 32) | ins_u[:, 1]
         keys_d = (del_u[:, 0] << 32) | del_u[:, 1]
@@ -339,7 +339,7 @@ class DynamicGraph:
         nbr = self.pool[self.offsets[idx] + within]
         ext = self.vertices.external
         pairs = np.stack([ext[idx], ext[nbr]], axis=1)
-        return _unique_pairs(pairs[pairs[:, 0] < pairs[:, 1]])
+        return unique_pairs(pairs[pairs[:, 0] < pairs[:, 1]])
 
     def internal_edges(self) -> np.ndarray:
         """Every edge once as internal-id pairs (u < v internally), int32."""
