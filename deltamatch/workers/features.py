@@ -203,7 +203,7 @@ def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: 
     degree = graph.degree[: graph.n]
     if square_sum_old is None:
         d64 = degree.astype(cp.int64)
-        square_sum_old = int(cp.dot(d64, d64))
+        square_sum_old = int((d64 * d64).sum())
     d_old_t = degree[cp.asarray(ch.touched)].get() if ch.touched.shape[0] else np.zeros(0, np.int32)
     common_old = np.zeros(ch.pairs.shape[0], dtype=np.int32)
     common_new = np.zeros(ch.pairs.shape[0], dtype=np.int32)
@@ -213,7 +213,8 @@ def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: 
         threads = 128
         cuda_engine.kernel("graph.cu", "pair_common")(
             (-(-n_pairs // threads),), (threads,),
-            (graph.offsets, graph.degree, graph.pool, cp.asarray(ch.pairs[:, 0]), cp.asarray(ch.pairs[:, 1]),
+            (graph.offsets, graph.degree, graph.pool, cp.asarray(np.ascontiguousarray(ch.pairs[:, 0])),
+             cp.asarray(np.ascontiguousarray(ch.pairs[:, 1])),
              np.int32(n_pairs), cp.asarray(ch.keys), cp.asarray(ch.touched), np.int32(ch.touched.shape[0]),
              cp.asarray(ch.ptr), cp.asarray(ch.partner), cp.asarray(ch.deleted), np.int32(sample),
              out[:n_pairs], out[n_pairs:]))
