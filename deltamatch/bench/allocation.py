@@ -44,7 +44,6 @@ from deltamatch.scheduler.cost import Calibrator, g2miner_cost, plan_shape, pred
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.features import pair_features
 from deltamatch.workers.replica import GraphReplica
 
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
@@ -216,7 +215,7 @@ class _Probe:
     def measure(self, insert, delete, calibrator: Calibrator) -> None:
         r = self.replica
         batch = r.normalize(insert, delete)
-        feats = pair_features(r.graph, batch, r.graph.num_vertices)
+        feats = r.backend.pair_features(batch, r.graph.num_vertices)
         backend = r.backend
         view = backend.batch_view(batch.changed)
         try:

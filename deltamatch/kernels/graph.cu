@@ -1,12 +1,14 @@
-// Device-resident dynamic graph: batch apply, the block allocator, row copies.
+// Device-resident dynamic graph: batch apply, row copies, edge tests, the cost model's features.
 //
 // A batch arrives as directed updates sorted by (row, neighbour), grouped per touched row
 // (upd_ptr), with a running count of insertions (ins_prefix).  merge_rows writes every touched
 // row's new content to a staging area, one thread per old entry or update: an entry's new
 // position is its old index minus the deletions before it plus the insertions before it, all
-// found by binary search, so a hub row is merged by many threads at once.  alloc_rows gives
-// each row that outgrows its block a fresh run of fixed-size blocks from a bump allocator
-// (one atomic per moving row); copy_rows moves the staged rows into place, a warp per row.
+// found by binary search, so a hub row is merged by many threads at once.  Where each row goes
+// (its old block, or a fresh one when it outgrew it) is decided on the host side by
+// kernels/row_layout.py, the layout's one definition; copy_rows moves the staged rows into
+// place, a warp per row.  has_edges and pair_common read the rows for normalization and for
+// the task-cost model (workers/features.py).
 #include "dm_common.cuh"
 
 extern "C" __global__ void merge_rows(const dm_i64* offsets, const int* degree, const int* pool,
@@ -46,36 +48,6 @@ extern "C" __global__ void merge_rows(const dm_i64* offsets, const int* degree, 
     }
 }
 
-// Rows whose new degree exceeds their capacity get a fresh run of blocks; the others keep
-// their place.  On pool exhaustion *overflow is set and nothing else may be used: the host
-// grows the pool, resets *pool_used and runs this again.
-extern "C" __global__ void alloc_rows(const int* rows, int n_rows, const int* new_degree, const int* capacity,
-                                      const dm_i64* offsets, dm_i64* new_offset, int* new_capacity,
-                                      dm_u64* pool_used, dm_i64 pool_size, int block, int* overflow) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= n_rows) {
-        return;
-    }
-    const int v = rows[r];
-    const int nd = new_degree[r];
-    if (nd <= capacity[v]) {
-        new_offset[r] = offsets[v];
-        new_capacity[r] = capacity[v];
-        return;
-    }
-    const dm_i64 want = 2 * (dm_i64)nd > block ? 2 * (dm_i64)nd : block;
-    const dm_i64 need = (want + block - 1) / block * block;
-    const dm_i64 at = (dm_i64)atomicAdd(pool_used, (dm_u64)need);
-    if (at + need > pool_size) {
-        atomicExch(overflow, 1);
-        new_offset[r] = -1;
-        new_capacity[r] = 0;
-        return;
-    }
-    new_offset[r] = at;
-    new_capacity[r] = (int)need;
-}
-
 // Row r of src (src_off[r], length len[r]) to dst at dst_off[r]: one warp per row.
 extern "C" __global__ void copy_rows(int n_rows, const dm_i64* src_off, const int* len, const int* src,
                                      const dm_i64* dst_off, int* dst) {
@@ -88,5 +60,109 @@ extern "C" __global__ void copy_rows(int n_rows, const dm_i64* src_off, const in
         for (int i = lane; i < n; i += 32) {
             d[i] = s[i];
         }
+    }
+}
+
+// First index i in arr[0, n) with arr[i] >= x, over 64-bit keys.
+__device__ __forceinline__ dm_i64 lower_bound64(const dm_i64* __restrict__ arr, dm_i64 n, dm_i64 x) {
+    dm_i64 lo = 0, hi = n;
+    while (lo < hi) {
+        const dm_i64 mid = (lo + hi) >> 1;
+        if (arr[mid] < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+__device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n, int x) {
+    const int i = dm_lower_bound(row, n, x);
+    return i < n && row[i] == x;
+}
+
+// Is b in row a?  Searches the shorter row (kernels/sorted_rows.adjacent).
+__device__ __forceinline__ bool adjacent(const dm_i64* offsets, const int* degree, const int* pool, int a,
+                                         int b) {
+    if (degree[a] > degree[b]) {
+        const int c = a;
+        a = b;
+        b = c;
+    }
+    return row_contains(pool + offsets[a], degree[a], b);
+}
+
+// out[i] = whether (us[i], vs[i]) is an edge: DynamicGraph.has_edges.
+extern "C" __global__ void has_edges(const dm_i64* offsets, const int* degree, const int* pool, const int* us,
+                                     const int* vs, dm_i64 n, bool* out) {
+    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (dm_i64)gridDim.x * blockDim.x) {
+        out[i] = adjacent(offsets, degree, pool, us[i], vs[i]);
+    }
+}
+
+// |N(x) ∩ N(y)| of each changed pair (x, y) = (a[i], b[i]) on G_old (out_old) and G_new
+// (out_new), one thread per pair.  features.py's `_common` is the reference: the same probes in
+// the same order and the same rounding (rint: half to even, as Python's round), so the same
+// numbers.  The batch's directed pairs are grouped per touched vertex (touched, ptr, nbr sorted,
+// deleted per entry); keys are the changed pairs as sorted (min << 32 | max).
+extern "C" __global__ void pair_common(const dm_i64* offsets, const int* degree, const int* pool, const int* a,
+                                       const int* b, int n_pairs, const dm_i64* keys, const int* touched,
+                                       int n_touched, const dm_i64* ptr, const int* nbr, const bool* deleted,
+                                       int sample, int* out_old, int* out_new) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n_pairs; i += gridDim.x * blockDim.x) {
+        const int x = a[i];
+        const int y = b[i];
+        const int s = degree[x] <= degree[y] ? x : y;
+        const int t = degree[x] <= degree[y] ? y : x;
+        const int d = degree[s];
+        const int dt = degree[t];
+        const int step = (sample <= 0 || d <= sample) ? 1 : d / sample;
+        const int* rs = pool + offsets[s];
+        const int* rt = pool + offsets[t];
+        dm_i64 hits = 0, probes = 0;
+        int at = 0;
+        for (int j = 0; j < d; j += step) {
+            const int w = rs[j];
+            at += dm_lower_bound(rt + at, dt - at, w);  // the row is sorted: search onwards
+            if (at < dt && rt[at] == w) {
+                ++hits;
+            }
+            ++probes;
+        }
+        const dm_i64 c = step == 1 ? hits : (dm_i64)rint((double)(hits * d) / (double)probes);
+        out_old[i] = (int)c;
+        // Only a vertex paired with x or y in the batch can enter or leave N(x) ∩ N(y).
+        const int sx = dm_lower_bound(touched, n_touched, x);
+        const int sy = dm_lower_bound(touched, n_touched, y);
+        const dm_i64 span = ptr[sx + 1] - ptr[sx] + ptr[sy + 1] - ptr[sy];
+        const dm_i64 stride = (sample <= 0 || span <= sample) ? 1 : span / sample;
+        dm_i64 delta = 0;
+        for (int pass = 0; pass < 2; ++pass) {
+            const int sv = pass == 0 ? sx : sy;
+            const int other = pass == 0 ? y : x;
+            for (dm_i64 j = ptr[sv]; j < ptr[sv + 1]; j += stride) {
+                const int w = nbr[j];
+                if (w == x || w == y) {
+                    continue;
+                }
+                if (pass == 1 && row_contains(nbr + ptr[sx], (int)(ptr[sx + 1] - ptr[sx]), w)) {
+                    continue;
+                }
+                const bool present = adjacent(offsets, degree, pool, other, w);
+                if (deleted[j]) {
+                    delta -= present;  // a deletion can only remove w
+                } else {
+                    const dm_i64 lo = other < w ? other : w;
+                    const dm_i64 hi = other < w ? w : other;
+                    const dm_i64 key = (lo << 32) | hi;
+                    const dm_i64 k = lower_bound64(keys, n_pairs, key);
+                    const bool flipped = k < n_pairs && keys[k] == key;
+                    delta += present != flipped;  // an insertion can only add it
+                }
+            }
+        }
+        const dm_i64 c_new = c + delta * stride;
+        out_new[i] = (int)(c_new > 0 ? c_new : 0);
     }
 }

@@ -6,12 +6,13 @@ import numpy as np
 
 from deltamatch.kernels import cpu_engine
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
+from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, pair_features
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
 
 class CpuBackend:
     """Host graph + numba engine.  The CUDA backend offers the same methods.  Given a
-    `graph`, it runs the engine on that graph (a device backend's host copy)."""
+    `graph`, it runs the engine on that graph (a device backend's `host_graph`)."""
 
     name = "cpu"
 
@@ -25,6 +26,15 @@ class CpuBackend:
 
     def apply(self, batch: NormalizedBatch) -> None:
         self.graph.apply(batch)
+
+    def host_graph(self) -> DynamicGraph:
+        """The graph the CPU engine runs on: this backend's own."""
+        return self.graph
+
+    def pair_features(self, batch: NormalizedBatch, vertices_old: int, common: bool = True,
+                      sample: int = COMMON_SAMPLE, square_sum_old: int | None = None) -> PairFeatures:
+        """`features.pair_features` of `batch` (not yet applied) on this backend's graph."""
+        return pair_features(self.graph, batch, vertices_old, common, sample, square_sum_old)
 
     def batch_view(self, pairs: np.ndarray) -> BatchView:
         return self.graph.batch_view(pairs)

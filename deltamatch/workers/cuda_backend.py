@@ -1,11 +1,13 @@
-"""The CUDA backend: the host DynamicGraph (normalization, vertex map, snapshots) plus a
-device-resident copy of it with the same row layout, and the CUDA engine.
+"""The CUDA backend: the graph on the device only, and the CUDA engine.
 
-`GpuGraph` keeps every row sorted in a block of slack on the device.  A batch is applied on
-the device: touched rows are merged with their updates in parallel (graph.cu), rows that
-outgrow their block move to a fresh run of fixed-size blocks handed out by a device-side
-bump allocator, and the pool is compacted when more than half of it is dead.  CuPy is
-imported lazily (inside the worker), never at import time.
+`GpuGraph` keeps every row sorted in a block of slack on the device, in the layout of
+`kernels/row_layout` (the host `DynamicGraph`'s too, with 32-slot blocks).  A batch is
+applied on the device: touched rows are merged with their updates in parallel (graph.cu),
+rows that outgrow their block move to fresh blocks appended to the pool, and the pool is
+compacted when more than half of it is dead.  `CudaGraph` adds the vertex names (the one
+host-side part: listings are mapped to external ids there) and `DynamicGraph`'s interface,
+so snapshots, stats, recounts, normalization and the cost features read the device rows.
+CuPy is imported lazily (inside the worker), never at import time.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import os
 import numpy as np
 
 from deltamatch.kernels import cuda_engine as engine
+from deltamatch.kernels import row_layout
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList, empty_batch
-from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
+from deltamatch.workers.graph import DynamicGraph, NormalizedBatch, VertexMap, normalize_batch, unique_pairs
 
-BLOCK_SLOTS = 32  # allocator block: 32 int32 slots = 128 bytes, one memory transaction
+LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
 UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
@@ -60,7 +64,7 @@ def cuda_available() -> bool:
 
 
 class GpuGraph:
-    """Sorted adjacency rows with slack on the device (see module docstring)."""
+    """Sorted adjacency rows with slack on the device, over internal ids (module docstring)."""
 
     def __init__(self) -> None:
         cp = engine.cupy()
@@ -69,9 +73,9 @@ class GpuGraph:
         self.offsets = cp.zeros(0, dtype=cp.int64)
         self.degree = cp.zeros(0, dtype=cp.int32)
         self.capacity = cp.zeros(0, dtype=cp.int32)
-        self.pool = cp.zeros(1 << 16, dtype=cp.int32)
+        self.pool = cp.zeros(LAYOUT.min_pool, dtype=cp.int32)
         self.pool_used = 0
-        self.live_capacity = 0
+        self.live_capacity = 0  # Σ capacity, kept incrementally (the compaction test)
         self.num_edges = 0
         self.relocations = 0
         self.compactions = 0
@@ -85,15 +89,25 @@ class GpuGraph:
         """Room for internal ids below n (new vertices: empty rows)."""
         cp = self._cp
         if n > self.offsets.shape[0]:
-            size = max(n, 2 * self.offsets.shape[0], 1024)
+            size = row_layout.grown_vertex_rows(n, self.offsets.shape[0])
             for name, dtype in (("offsets", cp.int64), ("degree", cp.int32), ("capacity", cp.int32)):
                 grown = cp.zeros(size, dtype=dtype)
                 grown[: self.n] = getattr(self, name)[: self.n]
                 setattr(self, name, grown)
         self.n = max(self.n, n)
 
+    @property
+    def num_vertices(self) -> int:
+        """Vertices that currently have an edge."""
+        return int(self._cp.count_nonzero(self.degree[: self.n]))
+
+    @property
+    def max_degree(self) -> int:
+        return int(self.degree[: self.n].max()) if self.n else 0
+
     def build(self, edges: np.ndarray, num_vertices: int) -> None:
-        """Replace the graph by `edges` (internal-id pairs, each edge once): a full rebuild."""
+        """Replace the graph by `edges` (internal-id pairs, each edge once): a full rebuild,
+        rows packed as by `compact`."""
         cp = self._cp
         e = cp.asarray(edges, dtype=cp.int64).reshape(-1, 2)
         n = max(num_vertices, int(e.max()) + 1 if e.shape[0] else 0)
@@ -103,11 +117,8 @@ class GpuGraph:
         dst = (key & 0xFFFFFFFF).astype(cp.int32)
         degree = (cp.bincount(src, minlength=n).astype(cp.int32) if src.shape[0]
                   else cp.zeros(n, dtype=cp.int32))
-        cap = degree + degree // 4 + 2
-        offsets = cp.cumsum(cap, dtype=cp.int64) - cap
-        total = int(offsets[-1] + cap[-1]) if n else 0
-        used = -(-total // BLOCK_SLOTS) * BLOCK_SLOTS
-        self.pool = cp.zeros(max(used + used // 4, 1 << 16), dtype=cp.int32)
+        offsets, cap, live, used, size = row_layout.packed(degree, LAYOUT, cp)
+        self.pool = cp.zeros(size, dtype=cp.int32)
         row_start = cp.cumsum(degree, dtype=cp.int64) - degree
         within = cp.arange(src.shape[0], dtype=cp.int64) - row_start[src]
         self.pool[offsets[src] + within] = dst
@@ -120,7 +131,7 @@ class GpuGraph:
         self.degree[:n] = degree
         self.capacity[:n] = cap
         self.pool_used = used
-        self.live_capacity = total
+        self.live_capacity = live
         self.num_edges = int(e.shape[0])
 
     def apply(self, deleted: np.ndarray, inserted: np.ndarray) -> None:
@@ -170,60 +181,38 @@ class GpuGraph:
                 (blocks,), (threads,),
                 (self.offsets, self.degree, self.pool, rows, np.int32(n_rows), item_ptr, upd_ptr, nbr,
                  ins_prefix, stage_ptr, stage))
-        new_off, new_cap = self._allocate(rows, new_deg)
+        new_off, new_cap, used, moved, grown = row_layout.relocate(
+            self.offsets[rows], self.capacity[rows], new_deg, self.pool_used, LAYOUT, cp)
+        if used > self.pool.shape[0]:
+            self._grow_pool(used)
+        self.pool_used = used
+        self.relocations += moved
+        self.live_capacity += grown
         warps_per_block = 8
         engine.kernel("graph.cu", "copy_rows")(
             (max(1, min(-(-n_rows // warps_per_block), 132 * 32)),), (warps_per_block * 32,),
             (np.int32(n_rows), stage_ptr, new_deg, stage, new_off, self.pool))
-        self.live_capacity += int((new_cap.astype(cp.int64) - self.capacity[rows]).sum())
         self.offsets[rows] = new_off
         self.degree[rows] = new_deg
         self.capacity[rows] = new_cap
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
-        if self.pool_used > 2 * self.live_capacity + 4096:
+        if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()
-
-    def _allocate(self, rows, new_deg):
-        """New offset and capacity per touched row; moving rows get blocks from the allocator."""
-        cp = self._cp
-        n_rows = int(rows.shape[0])
-        new_off = cp.empty(n_rows, dtype=cp.int64)
-        new_cap = cp.empty(n_rows, dtype=cp.int32)
-        used = cp.zeros(1, dtype=cp.uint64)
-        overflow = cp.zeros(1, dtype=cp.int32)
-        while True:
-            used[0] = self.pool_used
-            overflow[0] = 0
-            engine.kernel("graph.cu", "alloc_rows")(
-                (max(1, -(-n_rows // 256)),), (256,),
-                (rows, np.int32(n_rows), new_deg, self.capacity, self.offsets, new_off, new_cap, used,
-                 np.int64(self.pool.shape[0]), np.int32(BLOCK_SLOTS), overflow))
-            state = cp.concatenate([used.view(cp.int64), overflow.astype(cp.int64)]).get()
-            if not state[1]:
-                break
-            self._grow_pool(int(state[0]))
-        moved = int((new_cap != self.capacity[rows]).sum())
-        self.relocations += moved
-        self.pool_used = int(state[0])
-        return new_off, new_cap
 
     def _grow_pool(self, wanted: int) -> None:
         cp = self._cp
-        grown = cp.zeros(max(wanted + wanted // 4, 2 * self.pool.shape[0]), dtype=cp.int32)
+        grown = cp.zeros(row_layout.grown_pool_size(wanted, self.pool.shape[0]), dtype=cp.int32)
         grown[: self.pool_used] = self.pool[: self.pool_used]
         self.pool = grown
         self.pool_growths += 1
 
     def compact(self) -> None:
-        """Rewrite all rows contiguously with fresh slack (a quarter of the degree)."""
+        """Rewrite all rows contiguously with fresh slack (`row_layout.packed`)."""
         cp = self._cp
         n = self.n
         deg = self.degree[:n]
-        cap = deg + deg // 4 + 2
-        new_off = cp.cumsum(cap, dtype=cp.int64) - cap
-        total = int(new_off[-1] + cap[-1]) if n else 0
-        used = -(-total // BLOCK_SLOTS) * BLOCK_SLOTS
-        pool = cp.zeros(max(used + used // 4, 1 << 16), dtype=cp.int32)
+        new_off, cap, live, used, size = row_layout.packed(deg, LAYOUT, cp)
+        pool = cp.zeros(size, dtype=cp.int32)
         engine.kernel("graph.cu", "copy_rows")(
             (max(1, min(-(-n // 8), 132 * 32)),), (256,),
             (np.int32(n), self.offsets, deg, self.pool, new_off, pool))
@@ -231,8 +220,22 @@ class GpuGraph:
         self.offsets[:n] = new_off
         self.capacity[:n] = cap
         self.pool_used = used
-        self.live_capacity = total
+        self.live_capacity = live
         self.compactions += 1
+
+    def has_edges(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Edge test for internal id pairs (u[i], v[i]) below `n`, on the device; a host bool array."""
+        cp = self._cp
+        n = int(u.shape[0])
+        if n == 0:
+            return np.zeros(0, dtype=np.bool_)
+        out = cp.empty(n, dtype=cp.bool_)
+        threads = 256
+        engine.kernel("graph.cu", "has_edges")(
+            (min(-(-n // threads), 132 * 32),), (threads,),
+            (self.offsets, self.degree, self.pool, cp.asarray(np.ascontiguousarray(u, dtype=np.int32)),
+             cp.asarray(np.ascontiguousarray(v, dtype=np.int32)), np.int64(n), out))
+        return out.get()
 
     def rows_host(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(offsets, degree, pool) copied to the host, for checks."""
@@ -251,6 +254,60 @@ class GpuGraph:
         return cp.stack([src[keep], dst[keep]], axis=1).get()
 
 
+class CudaGraph:
+    """A CUDA worker's graph: `DynamicGraph`'s interface (names, normalization, batches,
+    edges, stats) with the rows in a `GpuGraph` only.  The host keeps the vertex names, which
+    listings and normalization need; every read of the edges goes to the device."""
+
+    def __init__(self) -> None:
+        self.vertices = VertexMap()
+        self.rows = GpuGraph()
+
+    @property
+    def num_vertices(self) -> int:
+        """Vertices that currently have an edge."""
+        return self.rows.num_vertices
+
+    @property
+    def num_edges(self) -> int:
+        return self.rows.num_edges
+
+    @property
+    def max_degree(self) -> int:
+        return self.rows.max_degree
+
+    def has_edges(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Edge test for internal id pairs (u[i], v[i]), on the device."""
+        return self.rows.has_edges(u, v)
+
+    def normalize(self, insert, delete) -> NormalizedBatch:
+        """`normalize_batch` against this graph (edge tests on the device)."""
+        return normalize_batch(self.vertices, self.rows.has_edges, insert, delete)
+
+    def add_vertices(self, external: np.ndarray) -> None:
+        """Intern unknown external ids as the next internal ids, in order (no edges yet)."""
+        self.vertices.append(np.asarray(external, dtype=np.int64))
+        self.rows.ensure_vertices(len(self.vertices))
+
+    def apply(self, batch: NormalizedBatch) -> None:
+        """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one)."""
+        if batch.vertex_base != len(self.vertices):
+            raise ValueError(f"batch normalized against {batch.vertex_base} vertices, "
+                             f"graph has {len(self.vertices)}")
+        if batch.new_vertices.shape[0]:
+            self.add_vertices(batch.new_vertices)
+        self.rows.apply(batch.deleted, batch.inserted)
+
+    def edges(self) -> np.ndarray:
+        """Every edge once as external-id pairs (u < v), sorted (read from the device)."""
+        internal = self.rows.edges()
+        return unique_pairs(self.vertices.external[internal].reshape(-1, 2))
+
+    def internal_edges(self) -> np.ndarray:
+        """Every edge once as internal-id pairs (u < v internally), int32 (read from the device)."""
+        return self.rows.edges().astype(np.int32).reshape(-1, 2)
+
+
 class CudaBatch:
     """A batch's changed pairs looked up per vertex, on the device (BatchView's layout)."""
 
@@ -260,7 +317,7 @@ class CudaBatch:
 
 
 class CudaBackend:
-    """Host graph + device graph + CUDA engine: CpuBackend's methods, run on the GPU."""
+    """The device graph + CUDA engine: CpuBackend's methods, run on the GPU."""
 
     name = "cuda"
 
@@ -269,19 +326,31 @@ class CudaBackend:
         self._cp = cp
         self.balance = balance if balance is not None else balance_from_env()
         engine.warm_up()
-        self.device = GpuGraph()
+        self.graph = CudaGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
-        self._graph = DynamicGraph()
+        self._host: DynamicGraph | None = None
 
     @property
-    def graph(self) -> DynamicGraph:
-        return self._graph
+    def device(self) -> GpuGraph:
+        """The device rows."""
+        return self.graph.rows
 
-    @graph.setter
-    def graph(self, host: DynamicGraph) -> None:
-        """Adopt a host graph (restore from a snapshot): the device copy is rebuilt from it."""
-        self._graph = host
-        self.device.build(host.internal_edges(), len(host.vertices))
+    def host_graph(self) -> DynamicGraph:
+        """A host copy for the groups the scheduler routes to the CPU engine: copied from the
+        device rows the first time it is asked for, then kept current by `apply`, so a worker
+        whose groups all run on the device never holds one."""
+        if self._host is None:
+            host = DynamicGraph()
+            host.add_vertices(self.graph.vertices.external)
+            host.apply(NormalizedBatch(np.zeros((0, 2), dtype=np.int32), self.graph.internal_edges(), 0,
+                                       len(host.vertices)))
+            self._host = host
+        return self._host
+
+    def pair_features(self, batch: NormalizedBatch, vertices_old: int, common: bool = True,
+                      sample: int = COMMON_SAMPLE, square_sum_old: int | None = None) -> PairFeatures:
+        """`features.pair_features` of `batch` (not yet applied), computed on the device rows."""
+        return device_pair_features(self.device, batch, vertices_old, common, sample, square_sum_old)
 
     def device_info(self) -> dict:
         cp = self._cp
@@ -292,15 +361,15 @@ class CudaBackend:
                 "memory_bytes": int(dev.mem_info[1])}
 
     def apply(self, batch: NormalizedBatch) -> None:
-        self._graph.apply(batch)
-        self.device.ensure_vertices(len(self._graph.vertices))
-        self.device.apply(batch.deleted, batch.inserted)
+        self.graph.apply(batch)
+        if self._host is not None:
+            self._host.apply(batch)
 
     def batch_view(self, pairs: np.ndarray) -> CudaBatch:
         """Device lookup of `pairs` (pair i has rank i); `release` it when done."""
         cp = self._cp
         pairs = np.asarray(pairs, dtype=np.int32).reshape(-1, 2)
-        n = max(len(self._graph.vertices), int(pairs.max(initial=-1)) + 1)  # a batch's new vertices too
+        n = max(len(self.graph.vertices), int(pairs.max(initial=-1)) + 1)  # a batch's new vertices too
         self.device.ensure_vertices(n)
         if self._slot.shape[0] < n:
             self._slot = cp.full(max(n, 2 * self._slot.shape[0]), -1, dtype=cp.int32)
@@ -336,7 +405,7 @@ class CudaBackend:
         """Matches of a whole-graph count found from the edges part::parts (a static plan), counted
         on the degree-ordered relabelling of the device graph: with ids ascending in degree the
         symmetry bounds leave a hub only its higher-degree neighbours (degree orientation)."""
-        n = len(self._graph.vertices)
+        n = len(self.graph.vertices)
         ordered = engine.degree_ordered(self.device.view(), n)
         tasks = engine.static_tasks(ordered, n, plans)
         share = engine.DeviceTasks(tasks.u[part::parts], tasks.v[part::parts], None, None)

@@ -1,4 +1,7 @@
-"""What the task-cost model needs to know about a batch's changed pairs (computed by the scheduler's intake).
+"""What the task-cost model needs to know about a batch's changed pairs.
+
+The scheduler's intake computes them on its host copy (`pair_features`); a GPU worker
+computes the same values on its device copy (`device_pair_features`, through its backend).
 
 Per changed pair (by rank) and per side: the endpoint degrees and the number of common
 neighbours |N(u) ∩ N(v)| in that side's graph (G_old for removals, G_new for additions),
@@ -12,12 +15,17 @@ larger row, and the G_new correction walks the pair's batch partners, each at mo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
+from deltamatch.kernels import cuda_engine
 from deltamatch.kernels.sorted_rows import adjacent, contains, lower_bound
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+
+if TYPE_CHECKING:
+    from deltamatch.workers.cuda_backend import GpuGraph
 
 COMMON_SAMPLE = 32  # probes per pair for |N(u) ∩ N(v)|: a cost estimate needs no exact count
 
@@ -101,20 +109,24 @@ def _common(offsets, degree, pool, a, b, keys, touched, ptr, nbr, deleted, sampl
         out_new[i] = max(c + delta * stride, 0)
 
 
-def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int,
-                  common: bool = True, sample: int = COMMON_SAMPLE,
-                  square_sum_old: int | None = None) -> PairFeatures:
-    """Features of `batch`'s changed pairs on `graph` (= G_old, batch not yet applied).
+@dataclass(frozen=True)
+class _Changes:
+    """A batch's changed pairs grouped per touched vertex (host arrays, O(batch) to build)."""
 
-    `vertices_old` and `square_sum_old` (Σ d², computed when None) describe G_old and are
-    kept incrementally by the caller; G_new's follow from the touched vertices' degrees.  Without `common` the
-    common-neighbour counts are left 0 (no plan needs them: the costly part is skipped).
-    With `sample` > 0, a smaller row (or a list of batch partners) longer than `sample` is
-    probed at about `sample` evenly spaced entries and the count scaled up (0: exact).
-    """
+    pairs: np.ndarray  # int32[C, 2]: the batch's `changed`
+    touched: np.ndarray  # int32[T]: the vertices of changed pairs, sorted
+    ptr: np.ndarray  # int64[T + 1]: touched[s]'s partners are partner[ptr[s] : ptr[s + 1]]
+    partner: np.ndarray  # int32[2C]: sorted per touched vertex
+    deleted: np.ndarray  # bool[2C]: the directed pair is a deletion
+    delta: np.ndarray  # int64[T]: the batch's change of touched[s]'s degree
+    keys: np.ndarray  # int64[C]: the pairs as (min << 32) | max, sorted
+    num_inserted: int
+    num_deleted: int
+
+
+def _changes(batch: NormalizedBatch) -> _Changes:
     pairs = batch.changed.astype(np.int32)
     n_del = batch.deleted.shape[0]
-    degree = graph.degree
     src = np.concatenate([pairs[:, 0], pairs[:, 1]])
     dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
     sign = np.ones(src.shape[0], dtype=np.int64)
@@ -126,30 +138,86 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     touched, first = np.unique(src, return_index=True)
     ptr = np.append(first, src.shape[0]).astype(np.int64)
     delta = np.add.reduceat(sign, first) if src.shape[0] else np.zeros(0, np.int64)
-    d_old_t = degree[touched].astype(np.int64)
-    d_new_t = d_old_t + delta
-    vertices_new = vertices_old + int(np.count_nonzero((d_old_t == 0) & (d_new_t > 0))) \
-        - int(np.count_nonzero((d_old_t > 0) & (d_new_t == 0)))
-    if square_sum_old is None:
-        square_sum_old = int(np.dot(degree.astype(np.int64), degree.astype(np.int64)))
-    square_sum_new = square_sum_old + int((d_new_t * d_new_t - d_old_t * d_old_t).sum())
     lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
     hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
-    keys = np.sort((lo << 32) | hi)
-    common_old = np.zeros(pairs.shape[0], dtype=np.int32)
-    common_new = np.zeros(pairs.shape[0], dtype=np.int32)
-    if common and pairs.shape[0]:
-        _common(graph.offsets, degree, graph.pool, pairs[:, 0].copy(), pairs[:, 1].copy(), keys,
-                touched.astype(np.int32), ptr, dst.astype(np.int32), sign < 0, sample, common_old,
-                common_new)
-    slot0 = np.searchsorted(touched, pairs[:, 0])
-    slot1 = np.searchsorted(touched, pairs[:, 1])
-    edges_old = graph.num_edges
-    edges_new = edges_old + batch.inserted.shape[0] - n_del
+    return _Changes(pairs, touched.astype(np.int32), ptr, dst.astype(np.int32), sign < 0, delta,
+                    np.sort((lo << 32) | hi), batch.inserted.shape[0], n_del)
+
+
+def _assemble(ch: _Changes, d_old_t: np.ndarray, common_old: np.ndarray, common_new: np.ndarray,
+              vertices_old: int, square_sum_old: int, edges_old: int) -> PairFeatures:
+    """PairFeatures from the graph's values: the touched vertices' G_old degrees, the common
+    counts, and G_old's totals."""
+    d_old_t = d_old_t.astype(np.int64)
+    d_new_t = d_old_t + ch.delta
+    vertices_new = vertices_old + int(np.count_nonzero((d_old_t == 0) & (d_new_t > 0))) \
+        - int(np.count_nonzero((d_old_t > 0) & (d_new_t == 0)))
+    square_sum_new = square_sum_old + int((d_new_t * d_new_t - d_old_t * d_old_t).sum())
+    slot0 = np.searchsorted(ch.touched, ch.pairs[:, 0])
+    slot1 = np.searchsorted(ch.touched, ch.pairs[:, 1])
+    edges_new = edges_old + ch.num_inserted - ch.num_deleted
     old = SideFeatures(d_old_t[slot0].astype(np.int32), d_old_t[slot1].astype(np.int32), common_old,
                        vertices_old, 2.0 * edges_old / max(vertices_old, 1),
                        square_sum_old / max(2 * edges_old, 1), square_sum_old)
     new = SideFeatures(d_new_t[slot0].astype(np.int32), d_new_t[slot1].astype(np.int32), common_new,
                        vertices_new, 2.0 * edges_new / max(vertices_new, 1),
                        square_sum_new / max(2 * edges_new, 1), square_sum_new)
-    return PairFeatures(pairs, old, new)
+    return PairFeatures(ch.pairs, old, new)
+
+
+def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int,
+                  common: bool = True, sample: int = COMMON_SAMPLE,
+                  square_sum_old: int | None = None) -> PairFeatures:
+    """Features of `batch`'s changed pairs on `graph` (= G_old, batch not yet applied).
+
+    `vertices_old` and `square_sum_old` (Σ d², computed when None) describe G_old and are
+    kept incrementally by the caller; G_new's follow from the touched vertices' degrees.  Without `common` the
+    common-neighbour counts are left 0 (no plan needs them: the costly part is skipped).
+    With `sample` > 0, a smaller row (or a list of batch partners) longer than `sample` is
+    probed at about `sample` evenly spaced entries and the count scaled up (0: exact).
+    This is the reference: `device_pair_features` gives the same values from a `GpuGraph`.
+    """
+    ch = _changes(batch)
+    degree = graph.degree
+    if square_sum_old is None:
+        square_sum_old = int(np.dot(degree.astype(np.int64), degree.astype(np.int64)))
+    common_old = np.zeros(ch.pairs.shape[0], dtype=np.int32)
+    common_new = np.zeros(ch.pairs.shape[0], dtype=np.int32)
+    if common and ch.pairs.shape[0]:
+        _common(graph.offsets, degree, graph.pool, ch.pairs[:, 0].copy(), ch.pairs[:, 1].copy(), ch.keys,
+                ch.touched, ch.ptr, ch.partner, ch.deleted, sample, common_old, common_new)
+    return _assemble(ch, degree[ch.touched], common_old, common_new, vertices_old, square_sum_old,
+                     graph.num_edges)
+
+
+def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: int,
+                         common: bool = True, sample: int = COMMON_SAMPLE,
+                         square_sum_old: int | None = None) -> PairFeatures:
+    """`pair_features` with the graph on the device: the same values, from the device rows
+    (degrees gathered and common neighbours counted there, `graph.cu`'s `pair_common`); only
+    the batch's own arrays are prepared on the host."""
+    cp = cuda_engine.cupy()
+    ch = _changes(batch)
+    if ch.touched.shape[0]:
+        graph.ensure_vertices(int(ch.touched[-1]) + 1)  # a batch's new vertices: empty rows
+    degree = graph.degree[: graph.n]
+    if square_sum_old is None:
+        d64 = degree.astype(cp.int64)
+        square_sum_old = int((d64 * d64).sum())
+    d_old_t = degree[cp.asarray(ch.touched)].get() if ch.touched.shape[0] else np.zeros(0, np.int32)
+    common_old = np.zeros(ch.pairs.shape[0], dtype=np.int32)
+    common_new = np.zeros(ch.pairs.shape[0], dtype=np.int32)
+    n_pairs = ch.pairs.shape[0]
+    if common and n_pairs:
+        out = cp.empty(2 * n_pairs, dtype=cp.int32)
+        threads = 128
+        cuda_engine.kernel("graph.cu", "pair_common")(
+            (-(-n_pairs // threads),), (threads,),
+            (graph.offsets, graph.degree, graph.pool, cp.asarray(np.ascontiguousarray(ch.pairs[:, 0])),
+             cp.asarray(np.ascontiguousarray(ch.pairs[:, 1])),
+             np.int32(n_pairs), cp.asarray(ch.keys), cp.asarray(ch.touched), np.int32(ch.touched.shape[0]),
+             cp.asarray(ch.ptr), cp.asarray(ch.partner), cp.asarray(ch.deleted), np.int32(sample),
+             out[:n_pairs], out[n_pairs:]))
+        both = out.get()
+        common_old, common_new = both[:n_pairs], both[n_pairs:]
+    return _assemble(ch, d_old_t, common_old, common_new, vertices_old, square_sum_old, graph.num_edges)

@@ -1,21 +1,23 @@
-"""The dynamic data graph a worker holds: sorted adjacency rows with slack.
+"""The dynamic data graph on the host: sorted adjacency rows with slack.
 
 Row v lives at pool[offsets[v] : offsets[v] + degree[v]] inside a block of
 capacity[v] slots.  A batch rewrites only the rows it touches; a row that outgrows
 its block moves to a fresh block at the end of the pool, and the pool is compacted
-when more than half of it is dead.  External vertex ids (any value below 2^31) are
-mapped to dense internal ids in first-seen order, so the vertex range grows on demand.
-The GPU graph mirrors this layout.
+when more than half of it is dead: the layout and its policy are `kernels/row_layout`'s,
+shared with the device copy (`GpuGraph`).  External vertex ids (any value below 2^31)
+are mapped to dense internal ids in first-seen order, so the vertex range grows on demand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 from numba import njit, prange
 
+from deltamatch.kernels import row_layout
 from deltamatch.kernels.plan_table import BatchView, GraphView
 from deltamatch.kernels.sorted_rows import adjacent
 
@@ -48,7 +50,7 @@ def as_pairs(edges, what: str = "edges") -> np.ndarray:
     return arr
 
 
-def _unique_pairs(pairs: np.ndarray) -> np.ndarray:
+def unique_pairs(pairs: np.ndarray) -> np.ndarray:
     """Unordered pairs as (min, max), duplicates merged, sorted."""
     if pairs.shape[0] == 0:
         return pairs.reshape(0, 2)
@@ -134,6 +136,38 @@ class NormalizedBatch:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
 
 
+def normalize_batch(vertices: VertexMap, has_edges: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                    insert, delete) -> NormalizedBatch:
+    """Reduce a raw batch to its effect on the graph whose names are `vertices` and whose
+    edge test (internal id pairs -> bool array) is `has_edges`; validates, changes nothing.
+
+    A pair in both lists ends present; duplicates and no-ops are counted as ignored.
+    """
+    ins = as_pairs(insert, "insert")
+    dele = as_pairs(delete, "delete")
+    raw = ins.shape[0] + dele.shape[0]
+    ins_u = unique_pairs(ins)
+    del_u = unique_pairs(dele)
+    if ins_u.shape[0] and del_u.shape[0]:
+        keys_i = (ins_u[:, 0] << 32) | ins_u[:, 1]
+        keys_d = (del_u[:, 0] << 32) | del_u[:, 1]
+        del_u = del_u[~np.isin(keys_d, keys_i)]
+    d_int = vertices.lookup(del_u.ravel()).reshape(-1, 2)
+    d_int = d_int[(d_int >= 0).all(axis=1)]
+    if d_int.shape[0]:
+        d_int = d_int[has_edges(d_int[:, 0], d_int[:, 1])]
+    base = len(vertices)
+    i_int, new_vertices = vertices.tentative(ins_u.ravel())
+    i_int = i_int.reshape(-1, 2)
+    known = (i_int < base).all(axis=1)  # a pair with a new vertex is never an edge yet
+    present = np.zeros(i_int.shape[0], dtype=np.bool_)
+    if known.any():
+        present[known] = has_edges(i_int[known, 0], i_int[known, 1])
+    d_int = d_int.astype(np.int32)
+    i_int = i_int[~present].astype(np.int32)
+    return NormalizedBatch(d_int, i_int, raw - d_int.shape[0] - i_int.shape[0], base, new_vertices)
+
+
 @njit(parallel=True, cache=True)
 def _has_edges_parallel(offsets, degree, pool, us, vs):
     out = np.zeros(us.shape[0], dtype=np.bool_)
@@ -214,7 +248,7 @@ class DynamicGraph:
         self._offsets = np.zeros(0, dtype=np.int64)
         self._degree = np.zeros(0, dtype=np.int32)
         self._capacity = np.zeros(0, dtype=np.int32)
-        self.pool = np.zeros(1024, dtype=np.int32)
+        self.pool = np.zeros(row_layout.HOST.min_pool, dtype=np.int32)
         self.pool_used = 0
         self.num_edges = 0
         self._slot = np.zeros(0, dtype=np.int32)
@@ -238,35 +272,11 @@ class DynamicGraph:
         return _has_edges(self.offsets, self.degree, self.pool, u.astype(np.int64), v.astype(np.int64))
 
     def normalize(self, insert, delete) -> NormalizedBatch:
-        """Reduce a raw batch to its effect on this graph; validates.  The vertices it adds
-        are interned by `apply`; until then they only get empty rows (room in the arrays).
-
-        A pair in both lists ends present; duplicates and no-ops are counted as ignored.
-        """
-        ins = as_pairs(insert, "insert")
-        dele = as_pairs(delete, "delete")
-        raw = ins.shape[0] + dele.shape[0]
-        ins_u = _unique_pairs(ins)
-        del_u = _unique_pairs(dele)
-        if ins_u.shape[0] and del_u.shape[0]:
-            keys_i = (ins_u[:, 0] << 32) | ins_u[:, 1]
-            keys_d = (del_u[:, 0] << 32) | del_u[:, 1]
-            del_u = del_u[~np.isin(keys_d, keys_i)]
-        d_int = self.vertices.lookup(del_u.ravel()).reshape(-1, 2)
-        d_int = d_int[(d_int >= 0).all(axis=1)]
-        if d_int.shape[0]:
-            d_int = d_int[self.has_edges(d_int[:, 0], d_int[:, 1])]
-        base = len(self.vertices)
-        i_int, new_vertices = self.vertices.tentative(ins_u.ravel())
-        i_int = i_int.reshape(-1, 2)
-        known = (i_int < base).all(axis=1)  # a pair with a new vertex is never an edge yet
-        present = np.zeros(i_int.shape[0], dtype=np.bool_)
-        if known.any():
-            present[known] = self.has_edges(i_int[known, 0], i_int[known, 1])
-        self._grow_vertices(base + new_vertices.shape[0])
-        d_int = d_int.astype(np.int32)
-        i_int = i_int[~present].astype(np.int32)
-        return NormalizedBatch(d_int, i_int, raw - d_int.shape[0] - i_int.shape[0], base, new_vertices)
+        """`normalize_batch` against this graph.  The vertices it adds are interned by
+        `apply`; until then they only get empty rows (room in the arrays)."""
+        batch = normalize_batch(self.vertices, self.has_edges, insert, delete)
+        self._grow_vertices(batch.vertex_base + batch.new_vertices.shape[0])
+        return batch
 
     def add_vertices(self, external: np.ndarray) -> None:
         """Intern unknown external ids as the next internal ids, in order (no edges yet)."""
@@ -295,35 +305,29 @@ class DynamicGraph:
         rows, starts, counts = np.unique(upd[:, 0], return_index=True, return_counts=True)
         ins_per_row = np.add.reduceat(insert.astype(np.int64), starts)
         new_degree = self.degree[rows].astype(np.int64) + 2 * ins_per_row - counts
-        new_offsets = self.offsets[rows].copy()
-        moving = new_degree > self.capacity[rows]
-        if moving.any():
-            new_cap = np.maximum(4, 2 * new_degree[moving])
-            need = int(new_cap.sum())
-            self._reserve(self.pool_used + need)
-            new_offsets[moving] = self.pool_used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
-            self.capacity[rows[moving]] = new_cap
-            self.pool_used += need
-            self.relocations += int(moving.sum())
+        new_offsets, new_capacity, used, moved, _ = row_layout.relocate(
+            self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)
+        if moved:
+            self._reserve(used)
+            self.capacity[rows] = new_capacity
+            self.pool_used = used
+            self.relocations += moved
         upd_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         width = max(1, int(new_degree.max(initial=0)), int(self.degree[rows].max(initial=0)))
         _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr,
                       upd[:, 1].astype(np.int32), width)
         self.num_edges += batch.inserted.shape[0] - batch.deleted.shape[0]
-        if self.pool_used > 2 * int(self.capacity.sum()) + 4096:
+        if row_layout.needs_compaction(self.pool_used, int(self.capacity.sum())):
             self.compact()
 
     def compact(self) -> None:
-        """Rewrite all rows contiguously with fresh slack (a quarter of the degree)."""
-        cap = (self.degree + self.degree // 4 + 2).astype(np.int32)
-        new_offsets = np.zeros_like(self.offsets)
-        np.cumsum(cap[:-1], out=new_offsets[1:])
-        total = int(cap.sum())
-        pool = np.zeros(max(total, 1024), dtype=np.int32)
+        """Rewrite all rows contiguously with fresh slack (`row_layout.packed`)."""
+        new_offsets, cap, _, used, size = row_layout.packed(self.degree, row_layout.HOST, np)
+        pool = np.zeros(size, dtype=np.int32)
         idx = np.repeat(np.arange(self.degree.shape[0]), self.degree)
         within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(self.degree) - self.degree, self.degree)
         pool[new_offsets[idx] + within] = self.pool[self.offsets[idx] + within]
-        self.pool, self.pool_used = pool, total
+        self.pool, self.pool_used = pool, used
         self._offsets[: self._n] = new_offsets
         self._capacity[: self._n] = cap
         self.compactions += 1
@@ -335,7 +339,7 @@ class DynamicGraph:
         nbr = self.pool[self.offsets[idx] + within]
         ext = self.vertices.external
         pairs = np.stack([ext[idx], ext[nbr]], axis=1)
-        return _unique_pairs(pairs[pairs[:, 0] < pairs[:, 1]])
+        return unique_pairs(pairs[pairs[:, 0] < pairs[:, 1]])
 
     def internal_edges(self) -> np.ndarray:
         """Every edge once as internal-id pairs (u < v internally), int32."""
@@ -365,7 +369,7 @@ class DynamicGraph:
         old = self._degree.shape[0]
         if n <= old:
             return
-        size = max(n, 2 * old, 1024)
+        size = row_layout.grown_vertex_rows(n, old)
         for name, dtype in (("_offsets", np.int64), ("_degree", np.int32), ("_capacity", np.int32)):
             grown = np.zeros(size, dtype=dtype)
             grown[:old] = getattr(self, name)
@@ -385,6 +389,6 @@ class DynamicGraph:
 
     def _reserve(self, size: int) -> None:
         if size > self.pool.shape[0]:
-            pool = np.zeros(max(size, 2 * self.pool.shape[0]), dtype=np.int32)
+            pool = np.zeros(row_layout.grown_pool_size(size, self.pool.shape[0]), dtype=np.int32)
             pool[: self.pool_used] = self.pool[: self.pool_used]
             self.pool = pool

@@ -61,7 +61,8 @@ class GraphReplica:
         """Run the plan's removal tasks on G_old, apply its batch, run its addition tasks on
         G_new; rows come back in listed form (external ids), at most `plan.list_limit` per
         side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
-        host graph; on a CPU backend that is the backend itself."""
+        `host_graph` (a device backend keeps one only once a group is routed to the CPU); on
+        a CPU backend that is the backend itself."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
@@ -69,7 +70,7 @@ class GraphReplica:
         batch, limit = plan.batch, plan.list_limit
         engines = {False: self.backend}
         if plan.on_cpu and self.backend.name != "cpu":
-            engines[True] = CpuBackend(self.backend.graph)
+            engines[True] = CpuBackend(self.backend.host_graph())
         views = {routed: engine.batch_view(batch.changed) for routed, engine in engines.items()}
 
         def run(pid: int, side: str, tasks: TaskList) -> SideResult:

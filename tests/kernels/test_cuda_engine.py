@@ -110,49 +110,6 @@ def test_mixed_batches_equal_cpu_replica(name: str, induced: bool) -> None:
     assert gpu.static_count(1, 0, 1) == cpu.static_count(1, 0, 1)
 
 
-def assert_device_rows_equal_host(backend) -> None:
-    host = backend.graph
-    offsets, degree, pool = backend.device.rows_host()
-    np.testing.assert_array_equal(degree, host.degree)
-    for v in range(host.degree.shape[0]):
-        np.testing.assert_array_equal(pool[offsets[v]: offsets[v] + degree[v]],
-                                      host.pool[host.offsets[v]: host.offsets[v] + host.degree[v]])
-    assert backend.device.num_edges == host.num_edges
-
-
-def random_updates(backend, rng: np.random.Generator, rounds: int) -> None:
-    for _ in range(rounds):
-        g = backend.graph
-        ins = rng.integers(0, 300, size=(400, 2))
-        present = g.edges()
-        k = min(present.shape[0], 250)
-        dele = present[rng.choice(present.shape[0], size=k, replace=False)] if k else None
-        backend.apply(g.normalize(ins[ins[:, 0] != ins[:, 1]], dele))
-
-
-def test_device_rows_equal_host_rows_through_relocations() -> None:
-    from deltamatch.workers.cuda_backend import CudaBackend
-
-    backend = CudaBackend()
-    random_updates(backend, np.random.default_rng(5), 40)
-    assert backend.device.relocations > 0
-    assert_device_rows_equal_host(backend)
-
-
-def test_device_rows_survive_compaction_and_later_batches() -> None:
-    from deltamatch.workers.cuda_backend import CudaBackend
-
-    rng = np.random.default_rng(6)
-    backend = CudaBackend()
-    random_updates(backend, rng, 20)
-    before = backend.device.compactions
-    backend.device.compact()
-    assert backend.device.compactions == before + 1
-    assert_device_rows_equal_host(backend)
-    random_updates(backend, rng, 20)
-    assert_device_rows_equal_host(backend)
-
-
 def test_listing_in_many_small_rounds_equals_one_round() -> None:
     from deltamatch.kernels import cuda_engine
 
@@ -191,9 +148,10 @@ def test_skewed_rmat_static_and_batches_equal_cpu_engine(name: str) -> None:
     rng = np.random.default_rng(1)
     edges = edges[rng.permutation(edges.shape[0])]
     cut = int(0.9 * edges.shape[0])
-    backend = CudaBackend()
-    backend.apply(backend.graph.normalize(edges[:cut], None))
-    g = backend.graph
+    backend, g = CudaBackend(), DynamicGraph()  # the device-only backend and a host graph beside it
+    load = g.normalize(edges[:cut], None)
+    backend.apply(load)
+    g.apply(load)
     pat = plans_of(name, False)
     static = TaskList.static(g.internal_edges())
     batch0 = empty_batch(len(g.vertices))
@@ -213,6 +171,7 @@ def test_skewed_rmat_static_and_batches_equal_cpu_engine(name: str) -> None:
             want = cpu_engine.count_tasks(g.view(), plans, old, view)
             np.testing.assert_array_equal(backend.count(plans, old, dview, False), want)
             backend.apply(nb)
+            g.apply(nb)
             new = batch_tasks(plans, changed, nb.deleted.shape[0], NEW)
             want = cpu_engine.count_tasks(g.view(), plans, new, view)
             got = backend.count(plans, new, dview, False)

@@ -1,11 +1,22 @@
-"""The GPU load-balance switches read from the environment (no GPU needed)."""
+"""The CUDA backend: its switches from the environment (no GPU needed); the device-only graph,
+the device's cost features and the device replica against the host ones (GPU only)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from deltamatch.kernels import row_layout
 from deltamatch.kernels.cuda_engine import Balance
-from deltamatch.workers.cuda_backend import balance_from_env
+from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
+from deltamatch.workers.actor import Worker
+from deltamatch.workers.cuda_backend import CudaBackend, CudaGraph, balance_from_env, cuda_available
+from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features, pair_features
+from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+from deltamatch.workers.protocol import BatchPlan, PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 
 def test_everything_is_on_by_default() -> None:
@@ -30,3 +41,246 @@ def test_steal_switch() -> None:
 def test_bad_values_are_refused(env: dict) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_"):
         balance_from_env(env)
+
+
+# The device-only graph, its features and routing (GPU only: these skip without CuPy and a device).
+
+needs_gpu = pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
+
+
+def random_pairs(rng: np.random.Generator, n: int, m: int, hubs: int = 2) -> np.ndarray:
+    """m random pairs on n vertices plus a few hubs joined to a third of them; no self-loops."""
+    pairs = rng.integers(0, n, size=(m, 2))
+    hub_pairs = np.stack([np.repeat(np.arange(hubs), n // 3), rng.integers(0, n, size=hubs * (n // 3))], 1)
+    pairs = np.concatenate([pairs, hub_pairs])
+    return pairs[pairs[:, 0] != pairs[:, 1]]
+
+
+def mixed_batch(rng: np.random.Generator, present: np.ndarray, n: int, inserts: int,
+                deletes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(insert, delete): random pairs over n + 8 vertices (so some are new) and present edges,
+    with a pair in both lists and a duplicate."""
+    ins = random_pairs(rng, n + 8, inserts, hubs=1)
+    k = min(present.shape[0], deletes)
+    dele = present[rng.choice(present.shape[0], size=k, replace=False)] if k else np.zeros((0, 2), np.int64)
+    return np.concatenate([ins, dele[:2], ins[:1]]), dele
+
+
+def assert_same_batch(a: NormalizedBatch, b: NormalizedBatch) -> None:
+    for name in ("deleted", "inserted", "new_vertices"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert (a.ignored, a.vertex_base) == (b.ignored, b.vertex_base)
+
+
+def assert_same_graph(device: CudaGraph, host: DynamicGraph) -> None:
+    """Same names, rows (content and order), edges and stats; the device rows read back."""
+    np.testing.assert_array_equal(device.vertices.external, host.vertices.external)
+    offsets, degree, pool = device.rows.rows_host()
+    n = len(host.vertices)
+    np.testing.assert_array_equal(degree[:n], host.degree[:n])
+    assert not degree[n:].any()
+    for v in range(n):
+        np.testing.assert_array_equal(pool[offsets[v]: offsets[v] + degree[v]],
+                                      host.pool[host.offsets[v]: host.offsets[v] + host.degree[v]])
+    np.testing.assert_array_equal(device.edges(), host.edges())
+    np.testing.assert_array_equal(device.internal_edges(), host.internal_edges())
+    assert (device.num_vertices, device.num_edges, device.max_degree) == (
+        host.num_vertices, host.num_edges, host.max_degree)
+
+
+def follow(device: CudaGraph, host: DynamicGraph, rng: np.random.Generator, rounds: int, n: int,
+           inserts: int = 400, deletes: int = 250) -> None:
+    """Random mixed batches, each normalized on both graphs (equal) and applied to both."""
+    for _ in range(rounds):
+        ins, dele = mixed_batch(rng, host.edges(), n, inserts, deletes)
+        batch = host.normalize(ins, dele)
+        assert_same_batch(device.normalize(ins, dele), batch)
+        device.apply(batch)
+        host.apply(batch)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_device_graph_follows_the_host_graph_through_relocations_and_compaction() -> None:
+    rng = np.random.default_rng(5)
+    device, host = CudaGraph(), DynamicGraph()
+    follow(device, host, rng, 20, 300)
+    assert device.rows.relocations > 0
+    assert_same_graph(device, host)
+    assert_live_capacity_is_kept(device.rows)
+    before = device.rows.compactions
+    device.rows.compact()
+    assert device.rows.compactions == before + 1
+    assert_same_graph(device, host)
+    follow(device, host, rng, 20, 300)
+    assert_same_graph(device, host)
+    assert_live_capacity_is_kept(device.rows)
+
+
+def assert_live_capacity_is_kept(rows) -> None:
+    """The incremental Σ capacity (the compaction test's input) equals the real one; blocks
+    are handed out whole, so the used pool ends on a block boundary."""
+    assert rows.live_capacity == int(rows.capacity[: rows.n].get().sum())
+    assert rows.pool_used % row_layout.DEVICE.block == 0 and rows.pool_used <= rows.pool.shape[0]
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_device_edge_test_equals_the_host_one() -> None:
+    rng = np.random.default_rng(2)
+    device, host = CudaGraph(), DynamicGraph()
+    follow(device, host, rng, 3, 200)
+    u = rng.integers(0, len(host.vertices), size=5000)
+    v = rng.integers(0, len(host.vertices), size=5000)
+    np.testing.assert_array_equal(device.has_edges(u, v), host.has_edges(u, v))
+    assert device.has_edges(np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (0,)
+
+
+def assert_same_features(got: PairFeatures, want: PairFeatures) -> None:
+    np.testing.assert_array_equal(got.pairs, want.pairs)
+    for side in ("old", "new"):
+        a, b = got.side(side), want.side(side)
+        for name in ("deg0", "deg1", "common"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=f"{side}.{name}")
+        assert (a.num_vertices, a.avg_degree, a.neighbour_degree, a.square_sum) == (
+            b.num_vertices, b.avg_degree, b.neighbour_degree, b.square_sum), side
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("sample", [0, 3, COMMON_SAMPLE])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_device_features_equal_host_features(seed: int, sample: int) -> None:
+    """On random graphs with hubs and mixed batches (new vertices, a hub's many partners, so
+    that sampling and scaling act), through several batches."""
+    rng = np.random.default_rng(seed)
+    device, host = CudaGraph(), DynamicGraph()
+    follow(device, host, rng, 1, 120, inserts=900, deletes=0)
+    square_sum = None
+    for _ in range(4):
+        ins, dele = mixed_batch(rng, host.edges(), 120, 150, 80)
+        hub = np.stack([np.zeros(60, np.int64), rng.integers(1, 128, size=60)], 1)
+        batch = host.normalize(np.concatenate([ins, hub]), dele)
+        vertices = host.num_vertices
+        want = pair_features(host, batch, vertices, sample=sample, square_sum_old=square_sum)
+        got = device_pair_features(device.rows, batch, vertices, sample=sample, square_sum_old=square_sum)
+        assert_same_features(got, want)
+        lean = device_pair_features(device.rows, batch, vertices, common=False, sample=sample)
+        assert_same_features(lean, pair_features(host, batch, vertices, common=False, sample=sample))
+        square_sum = want.new.square_sum
+        device.apply(batch)
+        host.apply(batch)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_device_features_of_a_batch_on_an_empty_graph() -> None:
+    device, host = CudaGraph(), DynamicGraph()
+    batch = host.normalize([[1, 2], [2, 3]], None)
+    assert_same_features(device_pair_features(device.rows, batch, 0), pair_features(host, batch, 0))
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_the_backend_computes_features_on_the_device() -> None:
+    rng = np.random.default_rng(4)
+    backend, host = CudaBackend(), DynamicGraph()
+    follow(backend.graph, host, rng, 2, 100)
+    batch = host.normalize(*mixed_batch(rng, host.edges(), 100, 50, 30))
+    assert_same_features(backend.pair_features(batch, host.num_vertices),
+                         pair_features(host, batch, host.num_vertices))
+    assert backend._host is None
+
+
+def plans_of(name: str, induced: bool = False) -> PatternPlans:
+    pattern = parse_pattern(name, induced=induced)
+    return PatternPlans(compile_plans(pattern, shared_plans(pattern)),
+                        compile_plans(pattern, [static_plan(pattern)]))
+
+
+PATTERN_SET = {1: ("triangle", False), 2: ("diamond", False), 3: ("4-cycle", True), 4: ("house", False)}
+
+
+def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
+                 on_cpu: frozenset = frozenset()) -> None:
+    """One batch on every replica (each normalizing it itself); counts and listed rows equal."""
+    results = []
+    for replica in replicas:
+        batch = replica.normalize(insert, delete)
+        changed, n_del = batch.changed, batch.deleted.shape[0]
+        tasks = {pid: (batch_tasks(p.batch, changed, n_del, OLD), batch_tasks(p.batch, changed, n_del, NEW))
+                 for pid, p in replica.patterns.items()}
+        results.append(replica.execute(BatchPlan(version, batch, tasks, 10**9, on_cpu)))
+    for res in results[1:]:
+        for side in ("removed", "added"):
+            for pid in PATTERN_SET:
+                a, b = getattr(res, side)[pid], getattr(results[0], side)[pid]
+                assert a.count == b.count, (version, side, pid)
+                np.testing.assert_array_equal(a.rows, b.rows)
+
+
+def assert_same_static(replicas: list[GraphReplica]) -> None:
+    for pid in PATTERN_SET:
+        counts = {r.static_count(pid, 0, 1) for r in replicas}
+        assert len(counts) == 1, (pid, counts)
+        listed = [r.static_list(pid, 0, 1) for r in replicas]
+        for rows in listed[1:]:
+            np.testing.assert_array_equal(rows, listed[0])
+    assert len({r.stats() for r in replicas}) == 1
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_device_only_replica_equals_the_cpu_replica_across_batches_and_a_restore() -> None:
+    """Random mixed batches (new vertices, pairs in both lists, hubs) through `execute` on a
+    CUDA and a CPU replica; then a CUDA worker rebuilt from a snapshot + log goes on equal."""
+    rng = np.random.default_rng(17)
+    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
+    base = random_pairs(rng, 60, 260)
+    for replica in (gpu, cpu):
+        replica.apply_only(1, replica.normalize(base, None))
+        for pid, (name, induced) in PATTERN_SET.items():
+            replica.register(pid, plans_of(name, induced))
+    assert_same_static([gpu, cpu])
+    for version in range(2, 5):
+        execute_both([gpu, cpu], version, *mixed_batch(rng, cpu.graph.edges(), 60 + version, 30, 20))
+    snapshot = (cpu.graph.vertices.external.copy(), cpu.graph.edges(), 4)
+    log = []
+    for version in range(5, 8):
+        ins, dele = mixed_batch(rng, cpu.graph.edges(), 60 + version, 30, 20)
+        execute_both([gpu, cpu], version, ins, dele)
+        log.append((version, ins, dele))
+    assert_same_static([gpu, cpu])
+    worker = Worker("cuda")
+    worker.rebuild(*snapshot, log, {pid: gpu.patterns[pid] for pid in PATTERN_SET})
+    restored = worker.replica
+    assert isinstance(restored.backend, CudaBackend) and restored.version == 7
+    np.testing.assert_array_equal(restored.graph.vertices.external, cpu.graph.vertices.external)
+    np.testing.assert_array_equal(restored.graph.internal_edges(), cpu.graph.internal_edges())
+    assert_same_static([restored, cpu])
+    for version in range(8, 11):
+        ins, dele = mixed_batch(rng, cpu.graph.edges(), 70, 30, 20)
+        execute_both([restored, gpu, cpu], version, ins, dele)
+    assert_same_static([restored, gpu, cpu])
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_groups_routed_to_the_cpu_run_on_a_host_copy_made_on_first_use() -> None:
+    rng = np.random.default_rng(23)
+    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
+    base = random_pairs(rng, 50, 220)
+    for replica in (gpu, cpu):
+        replica.apply_only(1, replica.normalize(base, None))
+        for pid, (name, induced) in PATTERN_SET.items():
+            replica.register(pid, plans_of(name, induced))
+    ins, dele = mixed_batch(rng, cpu.graph.edges(), 50, 30, 20)
+    execute_both([gpu, cpu], 2, ins, dele)
+    assert gpu.backend._host is None
+    routed = frozenset({(1, "old"), (2, "new"), (3, "old"), (3, "new")})
+    for version in range(3, 7):
+        ins, dele = mixed_batch(rng, cpu.graph.edges(), 55, 30, 20)
+        execute_both([gpu, cpu], version, ins, dele, routed if version % 2 else frozenset())
+        host = gpu.backend.host_graph()
+        np.testing.assert_array_equal(host.edges(), cpu.graph.edges())
+        np.testing.assert_array_equal(host.vertices.external, cpu.graph.vertices.external)
