@@ -32,10 +32,9 @@
 #include "dm_common.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
-// Resident blocks per SM the kernels are compiled for (register caps 80, 128 with work sharing, 64 flat):
-// without them ptxas picks 80 registers for match_tasks and spills.
+// Resident blocks per SM the kernels are compiled for (register caps 80, and 64 for the flat loop):
+// without them ptxas may pick fewer registers than the cap allows and spill.
 #define DM_MIN_BLOCKS 3
-#define DM_MIN_BLOCKS_SHARED 2
 #define DM_MIN_BLOCKS_FLAT 4
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
@@ -576,20 +575,40 @@ __device__ __forceinline__ int pair_owner(const PairList& pl, dm_i64 f) {
     return lo;
 }
 
-// The matches among pairs [f_lo, f_hi) of the list (same on every lane).
+// The matches among pairs [0, total) of the list (same on every lane): all of them, or (`rec`: a
+// list on the board) pieces of DM_CLAIM pairs claimed with its atomic counter until none is left.
+// One loop for both, so that the claims cost no registers beyond the pair loop's own.
 template <bool CG>
 __device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, int lane, const PairList& pl,
-                              dm_i64 f_lo, dm_i64 f_hi, Stats& st) {
+                              dm_u64* rec, dm_i64 total, Stats& st) {
     const int l = c.k - 2;
     const int last = c.k - 1;
     dm_u64 found = 0;
-    for (dm_i64 f0 = f_lo; f0 < f_hi; f0 += 32) {
-        if ((f0 & 0xffff) == 0 && expired(c, lane)) {
+    dm_i64 f0 = 0;
+    dm_i64 stop = rec != nullptr ? 0 : total;
+    while (true) {
+        if (f0 >= stop) {
+            if (rec == nullptr) {
+                break;
+            }
+            dm_u64 claimed = 0;
+            if (lane == 0) {
+                claimed = atomicAdd(rec + DM_B_NEXT, (dm_u64)DM_CLAIM);
+            }
+            f0 = (dm_i64)__shfl_sync(DM_FULL_MASK, claimed, 0);
+            if (f0 >= total || expired(c, lane)) {
+                break;
+            }
+            stop = min(f0 + DM_CLAIM, total);
+            if (CG && lane == 0) {
+                count_event(c, DM_ST_SHARED, (dm_u64)(stop - f0));
+            }
+        } else if ((f0 & 0xffff) == 0 && expired(c, lane)) {
             break;
         }
         const dm_i64 f = f0 + lane;
         bool ok = false;
-        if (f < f_hi) {
+        if (f < stop) {
             const int i = pair_owner<CG>(pl, f);
             const LaneMatch lm = lane_match(c, l, load<CG>(pl.C + i), -1, 0);
             int anchor;
@@ -600,38 +619,10 @@ __device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, in
         }
         found += __popc(__ballot_sync(DM_FULL_MASK, ok));
         if (lane == 0) {
-            st.lanes += (dm_u64)min((dm_i64)32, f_hi - f0);
+            st.lanes += (dm_u64)min((dm_i64)32, stop - f0);
             st.steps++;
         }
-    }
-    return found;
-}
-
-// Counts pairs [0, total) of the list: all at once, or (`rec`: a list on the board) in pieces of
-// DM_CLAIM pairs claimed with its atomic counter until none is left.  Returns the matches (same on
-// every lane).
-template <bool CG>
-__device__ dm_u64 claim_pairs(const Ctx& c, const WarpState& s, int p, int r, int lane, const PairList& pl,
-                              dm_u64* rec, dm_i64 total, Stats& st) {
-    dm_u64 found = 0;
-    dm_i64 next = 0;
-    while (!expired(c, lane)) {
-        dm_u64 f0 = (dm_u64)next;
-        if (rec != nullptr) {
-            if (lane == 0) {
-                f0 = atomicAdd(rec + DM_B_NEXT, (dm_u64)DM_CLAIM);
-            }
-            f0 = __shfl_sync(DM_FULL_MASK, f0, 0);
-        }
-        if ((dm_i64)f0 >= total) {
-            break;
-        }
-        const dm_i64 f1 = rec != nullptr ? min((dm_i64)f0 + DM_CLAIM, total) : total;
-        found += count_pairs<CG>(c, s, p, r, lane, pl, (dm_i64)f0, f1, st);
-        if (CG && lane == 0) {
-            count_event(c, DM_ST_SHARED, (dm_u64)(f1 - (dm_i64)f0));
-        }
-        next = f1;
+        f0 += 32;
     }
     return found;
 }
@@ -718,7 +709,7 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
     __syncwarp();
     const PairList pl = {C + a, src_of, S, e - a};
     dm_u64* rec = c.share > 0 && carry >= c.share ? publish(c, s, p, r, lane, pl, carry, st) : nullptr;
-    const dm_u64 found = claim_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
+    const dm_u64 found = count_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
     if (rec != nullptr) {
         unpublish(rec, lane);
     }
@@ -792,7 +783,7 @@ __device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, 
     pl.src = (const int* const*)__ldcg(rec + DM_B_SRC);
     pl.S = (const dm_i64*)__ldcg(rec + DM_B_S);
     pl.n = (int)__ldcg(rec + DM_B_N);
-    const dm_u64 found = claim_pairs<true>(c, s, p, r, lane, pl, rec, (dm_i64)__ldcg(rec + DM_B_END), st);
+    const dm_u64 found = count_pairs<true>(c, s, p, r, lane, pl, rec, (dm_i64)__ldcg(rec + DM_B_END), st);
     __syncwarp();
     if (lane == 0) {
         if (c.counts != nullptr && found != 0) {
@@ -1075,6 +1066,9 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 // FLAT runs every grabbed task through the flat task loop (flat_tasks); only SHARE shares work.
 template <bool FLAT, bool SHARE>
 __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
+    if constexpr (SHARE) {
+        out = nullptr;  // sharing counts only: the listing code and its registers compile out
+    }
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
     WarpState& s = shared[threadIdx.x >> 5];
@@ -1103,7 +1097,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.order = order;
     c.deadline = deadline;
     c.flags = flags;
-    c.share = SHARE && out == nullptr ? share_pairs : 0;
+    c.share = SHARE ? share_pairs : 0;
     c.board = board;
     c.counts = counts;
     c.stats = stats;
@@ -1264,9 +1258,8 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
     match_body<false, false>(DM_MATCH_ARGS);
 }
 
-// match_tasks with work sharing, compiled apart: the board's code costs registers, hence occupancy.
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_SHARED)
-    match_shared(DM_MATCH_PARAMS) {
+// match_tasks with work sharing, counting only, compiled apart so that match_tasks carries none of it.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_shared(DM_MATCH_PARAMS) {
     match_body<false, true>(DM_MATCH_ARGS);
 }
 
