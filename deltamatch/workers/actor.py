@@ -124,10 +124,14 @@ class Worker:
         return self.boot_id
 
     def info(self) -> dict:
-        """Device, backend, graph stats and counters of this worker."""
+        """Device, backend, graph stats and counters of this worker.  `gpu_ids` are the node's GPUs
+        Ray gave this actor (the card behind its `cuda:0`, since Ray narrows its CUDA_VISIBLE_DEVICES
+        to them; fractional shares of one card name the same id); empty outside Ray or with none."""
         info = dict(self.replica.backend.device_info())
         info.update(dataclasses.asdict(self.replica.stats()))
-        info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if ray.is_initialized() else None,
+        in_ray = ray.is_initialized()
+        info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if in_ray else None,
+                    gpu_ids=ray.get_runtime_context().get_accelerator_ids().get("GPU", []) if in_ray else [],
                     tasks_run=self.replica.tasks_run, busy_seconds=self.replica.busy_seconds,
                     patterns=sorted(self.replica.patterns))
         return info
