@@ -76,7 +76,7 @@ class MultiConfig:
     sizes: list[int] = field(default_factory=lambda: [10_000, 100_000])
     workers: list[int] = field(default_factory=lambda: [1, 2, 4])
     backend: str = "auto"
-    num_gpus_per_worker: float | None = None  # None: 1 on the CUDA backend, 0 on the CPU
+    num_gpus_per_worker: float | None = None  # None: a GPU each on CUDA, shared when too few; 0 on the CPU
     patterns: list[str] = field(default_factory=lambda: list(PATTERNS))
     policies: list[str] = field(default_factory=lambda: list(POLICIES))
     batches: int = 3
@@ -172,14 +172,15 @@ def _worker_env(config: MultiConfig, max_workers: int) -> dict[str, str]:
 
 
 def _placement(config: MultiConfig, gpus: float) -> tuple[str, float]:
-    """(backend, GPUs per worker); a ValueError when Ray's GPUs cannot hold every worker (Ray would
-    wait for them forever)."""
+    """(backend, GPUs per worker: by default one each, or an equal share of Ray's GPUs when there are
+    fewer GPUs than workers); a ValueError when Ray's GPUs cannot hold every worker (Ray would wait
+    for them forever)."""
     backend = config.backend
     if backend == "auto":
         backend = "cuda" if gpus > 0 else "cpu"
     per = config.num_gpus_per_worker
     if per is None:
-        per = 1.0 if backend == "cuda" else 0.0
+        per = min(1.0, gpus / max(config.workers)) if backend == "cuda" else 0.0
     if backend == "cuda" and per <= 0:
         raise ValueError("--backend cuda needs --num-gpus-per-worker > 0: Ray gives each worker its "
                          "GPU; with 0 every worker would run on the first card")
@@ -446,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", nargs="+", type=int, default=d.workers, help="worker counts to compare")
     ap.add_argument("--backend", choices=("auto", "cuda", "cpu"), default=d.backend)
     ap.add_argument("--num-gpus-per-worker", type=float, default=d.num_gpus_per_worker,
-                    help="Ray num_gpus of each worker (default 1 on CUDA, 0 on the CPU); 0.25: four a card")
+                    help="Ray num_gpus of each worker (CUDA default: 1, or a share when GPUs are fewer "
+                         "than workers; 0.25 puts four on a card)")
     ap.add_argument("--patterns", nargs="+", default=d.patterns, help="registered together")
     ap.add_argument("--policies", nargs="+", default=d.policies, choices=POLICIES)
     ap.add_argument("--batches", type=int, default=d.batches, help="measured batches per case")
