@@ -28,7 +28,9 @@ after every batch, so a run stopped early keeps what it measured.
 
 `--time-budget` (seconds from the start, Ray and the warm-up included): a graph or a batch run that
 is predicted not to fit (from the ones already run, scaled by edges, batch size and workers) is
-skipped, and the output lists what was skipped.
+skipped, and the output lists what was skipped.  At the budget's end a run still in flight is
+stopped (Ray shut down, then the process exits with status 0) and the page names it; everything
+measured is written.
 
     python -m deltamatch.bench.multi_gpu --graphs rmat:22 rmat:23 --workers 1 2 4 --out $OUT
     python -m deltamatch.bench.multi_gpu --graphs rmat:14 --workers 1 2 --backend cpu --out /tmp/m
@@ -36,9 +38,11 @@ skipped, and the output lists what was skipped.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -59,6 +63,7 @@ from deltamatch.workers.graph import NormalizedBatch
 
 SCALING_POLICY = ServiceConfig.policy
 PATTERNS = ["4-clique", "diamond", "4-cycle", "house"]
+STOP_GRACE_S = 30.0  # after the budget: time for the run in flight to stop and Ray to shut down
 COLUMNS = [
     "graph", "V", "E", "max_degree", "backend", "num_gpus_per_worker", "workers", "batch_size",
     "delete_fraction", "patterns", "batch", "warmup", "policy", "inserted", "deleted", "ignored",
@@ -96,6 +101,7 @@ class Budget:
     def __init__(self, seconds: float) -> None:
         self.start = time.monotonic()
         self.seconds = seconds
+        self.doing = "starting"  # what runs now, for the page when the budget ends mid-way
         self.loads: list[tuple[int, float]] = []  # (generated pairs, seconds)
         self.steps: dict[tuple[str, int, int], float] = {}  # (graph, size, workers) -> slowest step
 
@@ -125,6 +131,22 @@ class Budget:
     def record(self, graph: str, size: int, workers: int, seconds: float) -> None:
         key = (graph, size, workers)
         self.steps[key] = max(seconds, self.steps.get(key, 0.0))
+
+    def enforce(self, report: Report) -> threading.Timer:
+        """Start the watchdog of the budget's end: it interrupts the main thread (KeyboardInterrupt,
+        which `ray.get` honours), and ends the process if that has not ended it `STOP_GRACE_S` later."""
+
+        def stop() -> None:
+            report.skip(f"stopped at the end of the time budget during: {self.doing}", self)
+            _thread.interrupt_main()
+            time.sleep(STOP_GRACE_S)
+            report.finish(self)
+            os._exit(0)
+
+        timer = threading.Timer(max(self.seconds - self.elapsed(), 0.0), stop)
+        timer.daemon = True
+        timer.start()
+        return timer
 
 
 def log(message: str, budget: Budget) -> None:
@@ -223,10 +245,24 @@ def _run(config: MultiConfig, budget: Budget, backend: str, per: float) -> Path:
     stamp = meta["date"].replace("-", "").replace(":", "")
     csv_path = out / f"{config.tag}-{stamp}.csv"
     report = Report(config, meta, backend, per, placement, csv_path)
+    watchdog = budget.enforce(report)
 
     core = SchedulerCore(full, list_limit=config.list_limit, policy=SCALING_POLICY)
     for name in config.patterns:  # on the empty graph: no static count to pay
         core.register(parse_pattern(name))
+    try:
+        _graphs(core, full, backend, config, budget, report)
+    except KeyboardInterrupt:
+        if budget.fits(0.0):  # an interrupt from outside, not the watchdog's
+            raise
+    watchdog.cancel()
+    report.finish(budget)
+    return csv_path
+
+
+def _graphs(core: SchedulerCore, full, backend: str, config: MultiConfig, budget: Budget,
+            report: Report) -> None:
+    """Load each graph in turn and run its cases (module docstring)."""
     for spec in config.graphs:
         pairs = generation_pairs(spec)
         predicted = budget.load_time(pairs) if pairs else None
@@ -235,6 +271,7 @@ def _run(config: MultiConfig, budget: Budget, backend: str, per: float) -> Path:
                         f"{config.time_budget - budget.elapsed():.0f} s were left", budget)
             continue
         t0 = time.monotonic()
+        budget.doing = f"generating and loading {spec}"
         graph = _generate(spec, backend)
         workloads = {size: make_workload(graph.edges, load_fraction=config.load_fraction, batch_size=size,
                                          delete_fraction=config.delete_fraction,
@@ -255,8 +292,6 @@ def _run(config: MultiConfig, budget: Budget, backend: str, per: float) -> Path:
                 core.pool = _part(full, 0, n)
                 _case(core, full, n, workloads[size].batches, dict(case, batch_size=size, workers=n),
                       config, budget, report)
-    report.finish(budget)
-    return csv_path
 
 
 def _describe(w: int, info: dict) -> str:
@@ -308,11 +343,12 @@ def _case(core: SchedulerCore, full, n: int, batches: list[Batch], case: dict, c
         for policy in order:
             predicted = budget.step_time(case["graph"], case["batch_size"], n)
             if not budget.fits(predicted):
-                report.skip(f"{label}: batch {b} on of {len(batches)} (warm-up {config.warmup}), not "
+                report.skip(f"{label}: batches {b}-{len(batches) - 1} (0-{config.warmup - 1} warm-up) not "
                             f"under every policy or not at all (one run predicted at {predicted:.1f} s, "
                             f"{config.time_budget - budget.elapsed():.0f} s left)", budget)
                 return
             t0 = time.monotonic()
+            budget.doing = f"{label}, batch {b}, {policy}"
             outcome = _step(core, full, n, batch, policy)
             budget.record(case["graph"], case["batch_size"], n, time.monotonic() - t0)
             row = _row(case, config, outcome, batch, b, warm, policy)
@@ -373,10 +409,12 @@ class Report:
         self.md_path = csv_path.with_suffix(".md")
         self.rows: list[dict] = []
         self.skipped: list[str] = []
+        self.lock = threading.Lock()  # the watchdog writes too
 
     def add(self, row: dict, budget: Budget) -> None:
         row.update(backend=self.backend, num_gpus_per_worker=self.per)
-        self.rows.append({**row, **self.meta})
+        with self.lock:
+            self.rows.append({**row, **self.meta})
         log(f"{row['graph']} batch {row['batch_size']} x {row['workers']} workers, #{row['batch']}"
             f"{' (warm-up)' if row['warmup'] else ''} {row['policy']:>11}: {row['latency_ms']:9.1f} ms "
             f"{row['updates_per_s']:12,.0f} upd/s  imbalance busy {row['imbalance_busy']:.3f} "
@@ -384,7 +422,8 @@ class Report:
         self._write()
 
     def skip(self, what: str, budget: Budget) -> None:
-        self.skipped.append(what)
+        with self.lock:
+            self.skipped.append(what)
         log(f"SKIPPED (time budget) {what}", budget)
         self._write()
 
@@ -394,8 +433,9 @@ class Report:
         log(f"wrote {self.csv_path} and {self.md_path}", budget)
 
     def _write(self) -> None:
-        write_csv(self.csv_path, self.rows, COLUMNS + list(self.meta))
-        self.md_path.write_text(summary(self.rows, self.meta, self.placement, self.skipped))
+        with self.lock:
+            write_csv(self.csv_path, self.rows, COLUMNS + list(self.meta))
+            self.md_path.write_text(summary(self.rows, self.meta, self.placement, self.skipped))
 
 
 def summary(rows: list[dict], meta: dict, placement: list[str], skipped: list[str]) -> str:
