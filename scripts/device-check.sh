@@ -28,7 +28,7 @@ status=0
 for step in $STEPS; do
   case $step in
     tests)
-      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py 2>&1 \
+      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py tests/bench/test_rmat.py 2>&1 \
         | tee "$OUT/gpu-tests.log" || status=1 ;;
     e2e)
       timeout "${E2E_TIMEOUT:-180}" $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
