@@ -171,7 +171,7 @@ def run(config: MultiConfig) -> Path:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     max_workers = max(config.workers)
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, _node_ip_address="127.0.0.1",
-             log_to_driver=False, runtime_env={"env_vars": _worker_env(config, max_workers)})
+             log_to_driver=False)
     try:
         backend, per = _placement(config, float(ray.cluster_resources().get("GPU", 0)))
         log(f"Ray up: {ray.cluster_resources()}; {max_workers} workers, backend {backend}, "
@@ -181,14 +181,14 @@ def run(config: MultiConfig) -> Path:
         ray.shutdown()
 
 
-def _worker_env(config: MultiConfig, max_workers: int) -> dict[str, str]:
+def worker_env(backend: str, per: float, workers: int) -> dict[str, str]:
     """Environment of the workers: CPU workers split the cores; workers sharing a card cap their
-    CuPy memory pool (memory is not isolated between them).  Values the caller set win."""
+    CuPy memory pool at 90% of their share (memory is not isolated between them).  Variables set
+    in this process win."""
     env = {}
-    per = config.num_gpus_per_worker
-    if config.backend == "cpu" and "NUMBA_NUM_THREADS" not in os.environ:
-        env["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // max_workers))
-    if per is not None and 0 < per < 1 and "CUPY_GPU_MEMORY_LIMIT" not in os.environ:
+    if backend == "cpu" and "NUMBA_NUM_THREADS" not in os.environ:
+        env["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // workers))
+    if 0 < per < 1 and "CUPY_GPU_MEMORY_LIMIT" not in os.environ:
         env["CUPY_GPU_MEMORY_LIMIT"] = f"{int(90 * per)}%"
     return env
 
@@ -220,7 +220,8 @@ def _run(config: MultiConfig, budget: Budget, backend: str, per: float) -> Path:
     from deltamatch.scheduler.warmup import exercise
     from deltamatch.workers.actor import make_worker_actors
 
-    handles = make_worker_actors(max(config.workers), backend, per)
+    handles = make_worker_actors(max(config.workers), backend, per,
+                                 env=worker_env(backend, per, max(config.workers)))
     empty = (np.zeros(0, np.int64), np.zeros((0, 2), np.int64), 0, [])
     full = RayWorkerPool(handles, lambda: empty)
     full.rebuild_all()

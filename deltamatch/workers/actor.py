@@ -138,9 +138,12 @@ class Worker:
 
 
 def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,
-                       max_restarts: int = -1, owner: OwnerProcess | None = None) -> list:
-    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed);
-    Ray restarts each up to `max_restarts` times (-1: always)."""
+                       max_restarts: int = -1, owner: OwnerProcess | None = None,
+                       env: dict[str, str] | None = None) -> list:
+    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed) and
+    with the variables `env` set in its process; Ray restarts each up to `max_restarts` times
+    (-1: always)."""
     cls = ray.remote(concurrency_groups={"health": 1})(Worker).options(
-        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0)
+        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0,
+        runtime_env={"env_vars": env} if env else None)
     return [cls.remote(backend, owner) for _ in range(num_workers)]

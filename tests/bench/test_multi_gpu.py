@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deltamatch.bench.multi_gpu import COLUMNS, Budget, MultiConfig, _placement
+from deltamatch.bench.multi_gpu import COLUMNS, Budget, MultiConfig, _placement, worker_env
 from deltamatch.scheduler.allocation import POLICIES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,3 +73,14 @@ def test_budget_predicts_from_the_nearest_case():
     assert not budget.fits(1e6)
     budget.loads.append((1000, 10.0))
     assert budget.load_time(4000) == pytest.approx(40.0)
+
+
+def test_worker_env_splits_the_cores_and_caps_a_shared_card(monkeypatch):
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    monkeypatch.delenv("CUPY_GPU_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert worker_env("cpu", 0.0, 4) == {"NUMBA_NUM_THREADS": "4"}
+    assert worker_env("cuda", 0.25, 4) == {"CUPY_GPU_MEMORY_LIMIT": "22%"}
+    assert worker_env("cuda", 1.0, 4) == {}
+    monkeypatch.setenv("CUPY_GPU_MEMORY_LIMIT", "10%")  # the caller's setting wins
+    assert worker_env("cuda", 0.25, 4) == {}
