@@ -14,7 +14,8 @@ Every batch is applied to the same loaded graph under every policy in turn (the 
 batch to batch), and after each run it is undone by its inverse (a graph update, no matching), so
 every policy and worker count sees the identical graph and batch.  The actors of the largest worker
 count start once; a run with N workers drives the first N of them and then applies the batch's
-graph update to the others (untimed), so all hold the same graph.  With one worker the policies
+graph update to the others (untimed), so all hold the same graph.  Cases run size by size, the
+largest worker count first.  With one worker the policies
 cannot differ, so only `SCALING_POLICY` (the service's default) runs.  The first `warmup` batches
 of each case run under that policy only and are marked `warmup` (left out of the summary).
 

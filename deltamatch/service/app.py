@@ -147,7 +147,7 @@ class Service:
             cfg = self.config
             if not ray.is_initialized():
                 await asyncio.to_thread(self._init_ray)
-            workers, num_gpus, backend = self._worker_plan()
+            workers, num_gpus, backend = worker_plan(cfg, float(ray.cluster_resources().get("GPU", 0)))
             self.num_workers = workers
             self.worker_options = {"num_workers": workers, "backend": backend,
                                    "num_gpus_per_worker": num_gpus}
@@ -240,9 +240,6 @@ class Service:
             ray.init(num_cpus=self.config.ray_num_cpus or max(2, os.cpu_count() or 2),
                      include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
             self.started_ray = True
-
-    def _worker_plan(self) -> tuple[int, float, str]:
-        return worker_plan(self.config, float(ray.cluster_resources().get("GPU", 0)))
 
     async def stop(self) -> None:
         if self.restarting is not None:
