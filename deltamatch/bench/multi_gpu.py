@@ -274,7 +274,10 @@ def _graphs(core: SchedulerCore, full, backend: str, config: MultiConfig, budget
             continue
         t0 = time.monotonic()
         budget.doing = f"generating and loading {spec}"
+        log(f"{spec}: generating{' on the device' if backend == 'cuda' else ''}", budget)
         graph = _generate(spec, backend)
+        log(f"{spec}: {graph.edges.shape[0]} edges in {time.monotonic() - t0:.1f} s; loading "
+            f"{config.load_fraction:.0%} into the scheduler and {len(full)} workers", budget)
         workloads = {size: make_workload(graph.edges, load_fraction=config.load_fraction, batch_size=size,
                                          delete_fraction=config.delete_fraction,
                                          max_batches=config.warmup + config.batches)
