@@ -15,9 +15,9 @@ batch to batch), and after each run it is undone by its inverse (a graph update,
 every policy and worker count sees the identical graph and batch.  The actors of the largest worker
 count start once; a run with N workers drives the first N of them and then applies the batch's
 graph update to the others (untimed), so all hold the same graph.  Cases run size by size, the
-largest worker count first.  With one worker the policies
-cannot differ, so only `SCALING_POLICY` (the service's default) runs.  The first `warmup` batches
-of each case run under that policy only and are marked `warmup` (left out of the summary).
+largest worker count first.  With one worker the policies cannot differ, so only `SCALING_POLICY`
+(the service's default) runs.  The first `warmup` batches of each case run under that policy only
+and are marked `warmup` (left out of the summary).
 
 Per batch and policy a CSV row holds: latency (the wall time of `SchedulerCore.apply`: intake,
 allocation, the workers' Ray round trip, commit, merge; HTTP and the log's fsync are not in it,
@@ -348,9 +348,9 @@ def _case(core: SchedulerCore, full, n: int, batches: list[Batch], case: dict, c
         for policy in order:
             predicted = budget.step_time(case["graph"], case["batch_size"], n)
             if not budget.fits(predicted):
-                report.skip(f"{label}: batches {b}-{len(batches) - 1} (0-{config.warmup - 1} warm-up) not "
-                            f"under every policy or not at all (one run predicted at {predicted:.1f} s, "
-                            f"{config.time_budget - budget.elapsed():.0f} s left)", budget)
+                report.skip(f"{label}: batch {b} of 0-{len(batches) - 1} ({config.warmup} warm-up first) "
+                            f"and later not under every policy or not at all (one run predicted at "
+                            f"{predicted:.1f} s, {config.time_budget - budget.elapsed():.0f} s left)", budget)
                 return
             t0 = time.monotonic()
             budget.doing = f"{label}, batch {b}, {policy}"
