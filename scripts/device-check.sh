@@ -3,11 +3,14 @@
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
 # Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "static", the static counts against G2Miner,
-# and "cpu-replay", the CPU replay benchmark on the device host's cores), PYTEST_ARGS (extra pytest
+# "cpu-replay", the CPU replay benchmark on the device host's cores, and "multi", workers on Ray scaled
+# 1 -> 2 -> 4 with every allocation policy's per-batch balance: one GPU each, or a share of the card
+# when there are fewer GPUs; run it alone, it takes the whole call), PYTEST_ARGS (extra pytest
 # arguments), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), STATIC_ARGS (bench/gpu/static_bench.py),
-# REPLAY_ARGS (bench/cpu/replay_bench.py), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT / BENCH_TIMEOUT /
-# STATIC_TIMEOUT / REPLAY_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT
-# (the commit to record; the device copy has no git history).
+# REPLAY_ARGS (bench/cpu/replay_bench.py), MULTI_ARGS (python -m deltamatch.bench.multi_gpu; its
+# --time-budget keeps it inside MULTI_TIMEOUT), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT /
+# BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT and BENCH_BUDGET (s; defaults keep
+# the whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy has no git history).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -25,7 +28,7 @@ status=0
 for step in $STEPS; do
   case $step in
     tests)
-      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py 2>&1 \
+      timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py tests/bench/test_rmat.py 2>&1 \
         | tee "$OUT/gpu-tests.log" || status=1 ;;
     e2e)
       timeout "${E2E_TIMEOUT:-180}" $PY bench/gpu/service_e2e.py 2>&1 | tee "$OUT/service-e2e.log" || status=1 ;;
@@ -41,6 +44,11 @@ for step in $STEPS; do
       # shellcheck disable=SC2086
       timeout "${REPLAY_TIMEOUT:-540}" $PY bench/cpu/replay_bench.py --out "$OUT" \
         ${REPLAY_ARGS:---batches 3} 2>&1 | tee -a "$OUT/cpu-replay.log" || status=1 ;;
+    multi)
+      # shellcheck disable=SC2086
+      timeout "${MULTI_TIMEOUT:-530}" $PY -m deltamatch.bench.multi_gpu --out "$OUT" \
+        ${MULTI_ARGS:---graphs rmat:22 rmat:23 --sizes 10000 100000 --workers 1 2 4 --time-budget 450} 2>&1 \
+        | tee "$OUT/multi-gpu.log" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

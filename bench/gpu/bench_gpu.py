@@ -106,33 +106,8 @@ def copy_bandwidth() -> float:
 
 
 def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
-    """deltamatch.bench.rmat.rmat_edges, same draws and output, with the bit work and the
-    de-duplication on the device (the float32 draws stay numpy's, so the graph is identical)."""
-    m = edge_factor << scale
-    rng = np.random.default_rng(seed=seed)
-    t_a = np.float32(0.57)
-    t_ab = np.float32(0.57) + np.float32(0.19)
-    t_abc = t_ab + np.float32(0.19)
-    src = cp.zeros(m, dtype=cp.int64)
-    dst = cp.zeros(m, dtype=cp.int64)
-    for i in range(scale):
-        r = cp.asarray(rng.random(m, dtype=np.float32))
-        bit = 1 << (scale - 1 - i)
-        high = r >= t_ab
-        src |= high.astype(cp.int64) * bit
-        dst |= (((r >= t_a) & ~high) | (r >= t_abc)).astype(cp.int64) * bit
-        del r, high
-    keep = src != dst
-    lo = cp.minimum(src[keep], dst[keep])
-    hi = cp.maximum(src[keep], dst[keep])
-    del src, dst, keep
-    key = (lo << 32) | hi
-    order = cp.argsort(key, kind="stable")
-    sk = key[order]
-    head = cp.ones(sk.shape[0], dtype=cp.bool_)
-    head[1:] = sk[1:] != sk[:-1]
-    first = cp.sort(order[head])
-    return cp.stack([lo[first], hi[first]], axis=1).astype(cp.int32).get()
+    """`rmat_edges` generated on the device, as the int32 pairs the device graph takes."""
+    return rmat_edges(scale, edge_factor, seed, gpu=True).astype(np.int32)
 
 
 def warm_up_paths(edges: np.ndarray) -> None:

@@ -92,13 +92,14 @@ def check_graph_spec(spec: str, data_dir: str | Path | None = None) -> None:
         raise GraphSpecError(f"graph {spec!r}: not an RMAT spec, a file, or a real graph in {where}")
 
 
-def load_graph(spec: str, data_dir: str | Path | None = None) -> BenchGraph:
-    """Resolve one graph argument: an RMAT spec, a real graph's name, or an edge file's path."""
+def load_graph(spec: str, data_dir: str | Path | None = None, *, gpu: bool = False) -> BenchGraph:
+    """Resolve one graph argument: an RMAT spec, a real graph's name, or an edge file's path;
+    `gpu` generates RMAT on the CUDA device (the same edges, `rmat_edges`)."""
     if spec.startswith("rmat:"):
         scale, ef, seed = parse_rmat(spec)
         from deltamatch.bench.rmat import rmat_edges
 
-        edges = rmat_edges(scale, edge_factor=ef, seed=seed)  # already simple, u < v, in generation order
+        edges = rmat_edges(scale, edge_factor=ef, seed=seed, gpu=gpu)  # simple, u < v, in generation order
         return BenchGraph(f"rmat-{scale}-{ef}-{seed}", "rmat", edges, scale, ef, seed)
     check_graph_spec(spec, data_dir)
     path, kind = Path(spec), "file"

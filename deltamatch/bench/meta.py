@@ -13,7 +13,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def commit() -> str:
-    """Short HEAD of the checkout, '+dirty' when tracked files differ; 'unknown' outside git."""
+    """$DM_COMMIT when set (a copy without git history, e.g. on the device machine), else the
+    short HEAD of the checkout, '+dirty' when tracked files differ; 'unknown' outside git."""
+    if os.environ.get("DM_COMMIT"):
+        return os.environ["DM_COMMIT"]
     try:
         head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, text=True,
                               capture_output=True, check=True).stdout.strip()

@@ -45,7 +45,7 @@ from deltamatch.scheduler.batch_log import LogWriteError, lock_directory
 from deltamatch.scheduler.names import parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 from deltamatch.scheduler.routing import Routing
-from deltamatch.service.config import ServiceConfig
+from deltamatch.service.config import ServiceConfig, worker_plan
 from deltamatch.service.schemas import (
     BatchAnswer,
     Cluster,
@@ -147,7 +147,7 @@ class Service:
             cfg = self.config
             if not ray.is_initialized():
                 await asyncio.to_thread(self._init_ray)
-            workers, num_gpus, backend = self._worker_plan()
+            workers, num_gpus, backend = worker_plan(cfg, float(ray.cluster_resources().get("GPU", 0)))
             self.num_workers = workers
             self.worker_options = {"num_workers": workers, "backend": backend,
                                    "num_gpus_per_worker": num_gpus}
@@ -240,19 +240,6 @@ class Service:
             ray.init(num_cpus=self.config.ray_num_cpus or max(2, os.cpu_count() or 2),
                      include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
             self.started_ray = True
-
-    def _worker_plan(self) -> tuple[int, float, str]:
-        cfg = self.config
-        gpus = float(ray.cluster_resources().get("GPU", 0))
-        use_gpu = cfg.backend == "cuda" or (cfg.backend == "auto" and gpus > 0)
-        per = cfg.num_gpus_per_worker if cfg.num_gpus_per_worker is not None else (1.0 if use_gpu else 0.0)
-        if cfg.workers is not None:
-            workers = cfg.workers
-        elif use_gpu and per > 0:
-            workers = max(1, int(gpus / per))
-        else:
-            workers = 2
-        return workers, per, ("cpu" if not use_gpu else cfg.backend)
 
     async def stop(self) -> None:
         if self.restarting is not None:

@@ -60,12 +60,34 @@ class ServiceConfig:
         Routing(self.route, self.route_crossover)  # raises naming the variable
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.num_gpus_per_worker is not None and self.num_gpus_per_worker < 0:
+            raise ValueError(f"num_gpus_per_worker must be >= 0, got {self.num_gpus_per_worker}")
+        if self.backend == "cuda" and self.num_gpus_per_worker == 0:
+            raise ValueError("backend cuda needs num_gpus_per_worker > 0: Ray gives each worker its GPU "
+                             "(CUDA_VISIBLE_DEVICES); with 0 every worker would run on the first card")
         if not 2 <= self.max_pattern_vertices <= 8:
             raise ValueError("max_pattern_vertices must be in 2..8")
         for name in ("max_request_bytes", "max_batch", "max_load_edges", "max_patterns", "retention",
                      "subscriber_buffer", "snapshot_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive")
+
+
+def worker_plan(config: ServiceConfig, cluster_gpus: float) -> tuple[int, float, str]:
+    """(workers, GPUs each asks Ray for, backend) for a Ray cluster of `cluster_gpus` GPUs: by default
+    one worker per GPU, each with one (Ray sets its CUDA_VISIBLE_DEVICES), else 2 CPU workers.  A
+    worker given no GPU runs the CPU engine: it would otherwise see every card and use the first."""
+    per = config.num_gpus_per_worker
+    use_gpu = config.backend == "cuda" or (config.backend == "auto" and cluster_gpus > 0 and per != 0)
+    if per is None:
+        per = 1.0 if use_gpu else 0.0
+    if config.workers is not None:
+        workers = config.workers
+    elif use_gpu:
+        workers = max(1, int(cluster_gpus / per))
+    else:
+        workers = 2
+    return workers, per, config.backend if use_gpu else "cpu"
 
 
 def _convert(name: str, raw: str, annotation: str):

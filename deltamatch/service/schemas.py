@@ -125,6 +125,7 @@ class WorkerInfo(BaseModel):
     gpu_name: str | None
     memory_bytes: int | None
     node: str | None
+    gpu_ids: list[str] = []  # the node's GPUs Ray gave the worker (its device is their cuda:0)
     pid: int | None
     tasks_run: int
     busy_seconds: float

@@ -124,19 +124,26 @@ class Worker:
         return self.boot_id
 
     def info(self) -> dict:
-        """Device, backend, graph stats and counters of this worker."""
+        """Device, backend, graph stats and counters of this worker.  `gpu_ids` are the node's GPUs
+        Ray gave this actor (the card behind its `cuda:0`, since Ray narrows its CUDA_VISIBLE_DEVICES
+        to them; fractional shares of one card name the same id); empty outside Ray or with none."""
         info = dict(self.replica.backend.device_info())
         info.update(dataclasses.asdict(self.replica.stats()))
-        info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if ray.is_initialized() else None,
+        in_ray = ray.is_initialized()
+        info.update(pid=os.getpid(), node=ray.util.get_node_ip_address() if in_ray else None,
+                    gpu_ids=ray.get_runtime_context().get_accelerator_ids().get("GPU", []) if in_ray else [],
                     tasks_run=self.replica.tasks_run, busy_seconds=self.replica.busy_seconds,
                     patterns=sorted(self.replica.patterns))
         return info
 
 
 def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,
-                       max_restarts: int = -1, owner: OwnerProcess | None = None) -> list:
-    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed);
-    Ray restarts each up to `max_restarts` times (-1: always)."""
+                       max_restarts: int = -1, owner: OwnerProcess | None = None,
+                       env: dict[str, str] | None = None) -> list:
+    """Start `num_workers` worker actors, each asking Ray for `num_gpus` (fractional allowed) and
+    with the variables `env` set in its process; Ray restarts each up to `max_restarts` times
+    (-1: always)."""
     cls = ray.remote(concurrency_groups={"health": 1})(Worker).options(
-        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0)
+        num_cpus=0, num_gpus=num_gpus, max_restarts=max_restarts, max_task_retries=0,
+        runtime_env={"env_vars": env} if env else None)
     return [cls.remote(backend, owner) for _ in range(num_workers)]

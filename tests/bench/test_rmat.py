@@ -49,3 +49,14 @@ def test_scale_16_fingerprint():
 def test_rejects_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         rmat_edges(**kwargs)
+
+
+@pytest.mark.gpu
+def test_the_device_generates_the_same_graph():
+    from deltamatch.workers.cuda_backend import cuda_available
+
+    if not cuda_available():
+        pytest.skip("needs CuPy and a CUDA device")
+    assert np.array_equal(rmat_edges(12, gpu=True), rmat_edges(12))
+    small = {"scale": 8, "edge_factor": 4, "seed": 3}
+    assert np.array_equal(rmat_edges(**small, gpu=True), rmat_edges(**small))

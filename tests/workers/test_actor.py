@@ -104,5 +104,18 @@ def test_fractional_gpus_share_a_device(ray_address):
     handles = make_worker_actors(4, backend="cpu", num_gpus=0.5)  # 4 workers on 2 (logical) GPUs
     boots = ray.get([h.ping.remote() for h in handles], timeout=60)
     assert len(set(boots)) == 4
+    ids = sorted(tuple(info["gpu_ids"]) for info in ray.get([h.info.remote() for h in handles]))
+    assert ids == [("0",), ("0",), ("1",), ("1",)]  # each on one card, two to a card
+    for h in handles:
+        ray.kill(h, no_restart=True)
+
+
+def test_one_gpu_per_worker_gives_each_its_own(ray_address):
+    gpus = int(ray.cluster_resources().get("GPU", 0))
+    if gpus < 2:
+        pytest.skip("needs 2 (logical) GPUs in the session's Ray")
+    handles = make_worker_actors(gpus, backend="cpu", num_gpus=1)
+    infos = ray.get([h.info.remote() for h in handles], timeout=60)
+    assert sorted(tuple(info["gpu_ids"]) for info in infos) == [(str(i),) for i in range(gpus)]
     for h in handles:
         ray.kill(h, no_restart=True)

@@ -1,0 +1,28 @@
+"""Service settings: how many workers start, the GPUs each asks Ray for, and their engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from deltamatch.service.config import ServiceConfig, worker_plan
+
+
+@pytest.mark.parametrize(("settings", "gpus", "want"), [
+    ({}, 4.0, (4, 1.0, "auto")),  # one worker per GPU, one GPU each
+    ({}, 0.0, (2, 0.0, "cpu")),
+    ({"num_gpus_per_worker": 0.25}, 1.0, (4, 0.25, "auto")),  # four share the card
+    ({"workers": 4, "backend": "cuda"}, 4.0, (4, 1.0, "cuda")),
+    ({"workers": 2, "num_gpus_per_worker": 0.0}, 4.0, (2, 0.0, "cpu")),  # no GPU given: the CPU engine
+    ({"backend": "cpu"}, 4.0, (2, 0.0, "cpu")),
+])
+def test_worker_plan(settings, gpus, want):
+    assert worker_plan(ServiceConfig.from_env({}, **settings), gpus) == want
+
+
+@pytest.mark.parametrize("env", [
+    {"DELTAMATCH_BACKEND": "cuda", "DELTAMATCH_NUM_GPUS_PER_WORKER": "0"},
+    {"DELTAMATCH_NUM_GPUS_PER_WORKER": "-1"},
+])
+def test_rejects_workers_that_cannot_get_a_gpu_of_their_own(env):
+    with pytest.raises(ValueError, match="num_gpus_per_worker"):
+        ServiceConfig.from_env(env)
