@@ -3,7 +3,8 @@
 numba compiles the CPU engine on its first call in each process (some 20 s on a cold
 cache, a second or two from numba's disk cache), and CuPy loads its CUDA modules the
 same way; a user's first batch should not pay for that.  `exercise` drives a
-`SchedulerCore` through a bulk load into an empty graph (the parallel graph rewrite),
+`SchedulerCore` through a bulk load into an empty graph (the parallel graph rewrite) with a
+hub (on a GPU: the deferred second launch and work sharing, with CuPy's own kernels),
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
 above and below the parallel-launch thresholds with insertions and deletions, a batch of
 present edges (the scheduler's parallel edge test), listings, and string vertex names (so
@@ -24,9 +25,11 @@ PATTERNS = (("triangle", False), ("house", False), ("4-cycle", True), ("diamond"
 
 
 def _ring_edges(n: int) -> np.ndarray:
-    """Each vertex joined to the next two around a ring, as string names."""
+    """Each vertex joined to the next two around a ring, and every second one to a hub (vertex n),
+    as string names."""
     i = np.arange(n)
-    pairs = np.concatenate([np.stack([i, (i + 1) % n], 1), np.stack([i, (i + 2) % n], 1)])
+    spokes = np.stack([np.full(n // 2, n), i[::2]], 1)
+    pairs = np.concatenate([np.stack([i, (i + 1) % n], 1), np.stack([i, (i + 2) % n], 1), spokes])
     return np.char.add("w", pairs.astype(str))
 
 

@@ -35,12 +35,13 @@ exercise(core)
 print(json.dumps([before, compiled(), core.names.kind, [r.total for r in core.patterns.values()]]))
 """
 
-# Batch sizes in a shuffled order, each inserted as fresh random edges and deleted again,
-# REPEATS times; the first round is the one a compile on the hot path would slow down.
+# Batch sizes in a shuffled order, each inserted as fresh random edges (up to 200 of them on a hub,
+# so that a GPU defers and shares work) and deleted again, REPEATS times; the first round is the
+# one a compile on the hot path would slow down; "{backend}" is replaced per run.
 SIZES = [100_000, 1, 383, 7, 1000]
 REPEATS = 4
 HOT_PATH = COMPILED + f"""
-core = SchedulerCore(WorkerPool([GraphReplica("cpu"), GraphReplica("cpu")]))
+core = SchedulerCore(WorkerPool([GraphReplica("{{backend}}"), GraphReplica("{{backend}}")]))
 exercise(core)
 before = compiled()
 rng = np.random.default_rng(7)
@@ -48,6 +49,7 @@ seconds = {{n: [] for n in {SIZES!r}}}
 for rep in range({REPEATS}):
     for n in {SIZES!r}:
         ids = rng.integers(0, 2 * n + 10, size=(n, 2))
+        ids[: min(n // 3, 200), 0] = 0
         ids = ids[ids[:, 0] != ids[:, 1]]
         edges = np.char.add("r%d-%d-" % (rep, n), ids.astype(str))
         t0 = time.perf_counter()
@@ -72,9 +74,14 @@ def test_exercise_compiles_every_entry_point():
     assert kind == "str" and all(t > 0 for t in totals)
 
 
-@pytest.fixture(scope="module")
-def hot_path() -> list:
-    return _probe(HOT_PATH)
+@pytest.fixture(scope="module", params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def hot_path(request) -> list:
+    if request.param == "cuda":
+        from deltamatch.workers.cuda_backend import cuda_available
+
+        if not cuda_available():
+            pytest.skip("needs CuPy and a CUDA device")
+    return _probe(HOT_PATH.replace("{backend}", request.param))
 
 
 def test_no_batch_size_compiles_after_the_warm_up(hot_path):
