@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from deltamatch.kernels.pair_order import by_source
+
 
 class GraphView(NamedTuple):
     """Adjacency rows with slack: row v is pool[offsets[v] : offsets[v] + degree[v]], sorted."""
@@ -39,9 +41,8 @@ class BatchView(NamedTuple):
         src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
         rank = np.concatenate([ranks, ranks])
-        order = np.lexsort((dst, src))
-        src, dst, rank = src[order], dst[order], rank[order]
-        touched, starts = np.unique(src, return_index=True)
+        order, touched, starts = by_source(src, dst)
+        dst, rank = dst[order], rank[order]
         slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
         return cls(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
+from deltamatch.kernels.pair_order import by_source
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList, empty_batch
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch, VertexMap, normalize_batch, unique_pairs
@@ -377,9 +378,8 @@ class CudaBackend:
         src = np.concatenate([pairs[:, 0], pairs[:, 1]])
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
         rank = np.concatenate([ranks, ranks])
-        order = np.lexsort((dst, src))
-        src, dst, rank = src[order], dst[order], rank[order]
-        touched, starts = np.unique(src, return_index=True)
+        order, touched, starts = by_source(src, dst)
+        dst, rank = dst[order], rank[order]
         d_touched = cp.asarray(touched.astype(np.int32))
         self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
         ptr = np.append(starts, src.shape[0]).astype(np.int64)

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from deltamatch.kernels import cuda_engine
+from deltamatch.kernels.pair_order import by_source, pair_keys
 from deltamatch.kernels.sorted_rows import adjacent, contains, lower_bound
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 
@@ -133,15 +134,13 @@ def _changes(batch: NormalizedBatch) -> _Changes:
     is_del = np.zeros(pairs.shape[0], dtype=np.bool_)
     is_del[:n_del] = True
     sign[np.concatenate([is_del, is_del])] = -1
-    order = np.lexsort((dst, src))
-    src, dst, sign = src[order], dst[order], sign[order]
-    touched, first = np.unique(src, return_index=True)
-    ptr = np.append(first, src.shape[0]).astype(np.int64)
-    delta = np.add.reduceat(sign, first) if src.shape[0] else np.zeros(0, np.int64)
-    lo = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
-    hi = np.maximum(pairs[:, 0], pairs[:, 1]).astype(np.int64)
+    order, touched, first = by_source(src, dst)
+    dst, sign = dst[order], sign[order]
+    ptr = np.append(first, dst.shape[0]).astype(np.int64)
+    delta = np.add.reduceat(sign, first) if dst.shape[0] else np.zeros(0, np.int64)
+    keys = pair_keys(np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1]))
     return _Changes(pairs, touched.astype(np.int32), ptr, dst.astype(np.int32), sign < 0, delta,
-                    np.sort((lo << 32) | hi), batch.inserted.shape[0], n_del)
+                    np.sort(keys), batch.inserted.shape[0], n_del)
 
 
 def _assemble(ch: _Changes, d_old_t: np.ndarray, common_old: np.ndarray, common_new: np.ndarray,

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels import row_layout
+from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView, GraphView
 from deltamatch.kernels.sorted_rows import adjacent
 
@@ -56,7 +57,7 @@ def unique_pairs(pairs: np.ndarray) -> np.ndarray:
         return pairs.reshape(0, 2)
     lo = np.minimum(pairs[:, 0], pairs[:, 1])
     hi = np.maximum(pairs[:, 0], pairs[:, 1])
-    keys = np.unique((lo << 32) | hi)
+    keys = sorted_unique(pair_keys(lo, hi))
     return np.stack([keys >> 32, keys & 0xFFFFFFFF], axis=1)
 
 
@@ -300,9 +301,9 @@ class DynamicGraph:
             return
         upd = np.concatenate(directed).astype(np.int64)
         insert = np.concatenate(flags)
-        order = np.lexsort((upd[:, 1], upd[:, 0]))
+        order, rows, starts = by_source(upd[:, 0], upd[:, 1])
         upd, insert = upd[order], insert[order]
-        rows, starts, counts = np.unique(upd[:, 0], return_index=True, return_counts=True)
+        counts = np.diff(np.append(starts, upd.shape[0]))
         ins_per_row = np.add.reduceat(insert.astype(np.int64), starts)
         new_degree = self.degree[rows].astype(np.int64) + 2 * ins_per_row - counts
         new_offsets, new_capacity, used, moved, _ = row_layout.relocate(
