@@ -38,8 +38,8 @@ OPTION_SETS = {
     "all": EngineOptions(),
     "noset": EngineOptions(set_count=False),
     "noswap": EngineOptions(seed_swap=False),
-    "nohash": EngineOptions(seed_hash=False),
-    "none": EngineOptions(set_count=False, seed_swap=False, seed_hash=False),
+    "nobits": EngineOptions(seed_bits=False),
+    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False),
 }
 
 

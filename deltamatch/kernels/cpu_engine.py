@@ -131,74 +131,65 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
     return common
 
 
-# A seed row (positions 0, 1) at least this long gets a hash set once per task when a
+# A seed row (positions 0, 1) at least this long gets a bit set once per task when a
 # deeper level tests membership in it; shorter rows are merged or galloped as before.
-_HASH_MIN_DEGREE = 32
+_BITS_MIN_DEGREE = 32
 
 
 @njit(inline="always", cache=True)
-def _hash_slot(w, mask):
-    """Multiplicative (Fibonacci) hashing, Knuth TAOCP 6.4: bits 16 and up of w * floor(2^32/phi), masked."""
-    return (w * 0x9E3779B1 >> 16) & mask
-
-
-@njit(inline="always", cache=True)
-def _hashes_seed_row(j, lv, x, degree, hset):
-    """Whether level l tests membership in seed row j (of vertex x) through its hash set:
-    hashing is on (hset[j] >= 0), l >= 3 (so the set is used by every prefix of the task)
+def _uses_seed_bits(j, lv, x, degree, bits):
+    """Whether level l tests membership in seed row j (of vertex x) through its bit set:
+    bit sets are on (bits[j] >= 0), l >= 3 (so the set serves every prefix of the task)
     and the row is long."""
-    return j < 2 and lv >= 3 and hset[j] >= 0 and degree[x] >= _HASH_MIN_DEGREE
+    return j < 2 and lv >= 3 and bits[j] >= 0 and degree[x] >= _BITS_MIN_DEGREE
 
 
 @njit(cache=True)
-def _seed_row_table(j, x, offsets, degree, pool, hset, work):
-    """(start, mask) of the open-addressing hash set of seed row j (vertex x) in hset.
+def _seed_bits(j, x, offsets, degree, pool, bits, work):
+    """Start (a word index into bits) of the bit set of seed row j (vertex x), one bit per vertex.
 
-    hset[j] is the table's size, 0 until the first use in a task builds it (hset[0:2]
-    are reset per task); the tables of positions 0 and 1 start at 2 and 2 + half.
+    bits[j] is 1 once the first use in a task has set the row's bits, 0 before (bits[0:2] and
+    the bits set are cleared after each task by `_clear_seed_bits`); the sets of positions 0
+    and 1 start at words 2 and 2 + half.
     """
-    half = (hset.shape[0] - 2) // 2
-    start = 2 + j * half
-    size = hset[j]
-    if size == 0:
-        d = degree[x]
-        size = 16
-        while size < 2 * d:
-            size <<= 1
-        hset[start:start + size] = -1
+    start = 2 + j * ((bits.shape[0] - 2) // 2)
+    if bits[j] == 0:
         xs = offsets[x]
-        for i in range(d):
+        for i in range(degree[x]):
             y = pool[xs + i]
-            h = _hash_slot(y, size - 1)
-            while hset[start + h] >= 0:
-                h = (h + 1) & (size - 1)
-            hset[start + h] = y
-        hset[j] = size
-        work[0] += d
-    return start, size - 1
+            bits[start + (y >> 6)] |= np.int64(1) << (y & 63)
+        bits[j] = 1
+        work[0] += degree[x]
+    return start
+
+
+@njit(cache=True)
+def _clear_seed_bits(m, offsets, degree, pool, bits):
+    """Unset the bits a task set (rows m[0], m[1]), ready for the next task."""
+    half = (bits.shape[0] - 2) // 2
+    for j in range(2):
+        if bits[j] == 1:
+            start = 2 + j * half
+            xs = offsets[m[j]]
+            for i in range(degree[m[j]]):
+                bits[start + (pool[xs + i] >> 6)] = 0
+            bits[j] = 0
 
 
 @njit(inline="always", cache=True)
-def _hashed(hset, start, mask, w):
-    """Is w in the hash set at hset[start : start + mask + 1]?"""
-    h = _hash_slot(w, mask)
-    while True:
-        y = hset[start + h]
-        if y == w:
-            return True
-        if y < 0:
-            return False
-        h = (h + 1) & mask
+def _has_bit(bits, start, w):
+    """Is w's bit set in the bit set at word `start`?"""
+    return (bits[start + (w >> 6)] >> (w & 63)) & 1 == 1
 
 
 @njit(cache=True)
-def _hashed_count(src, s0, n, hset, start, mask, work):
-    """How many of src[s0 : s0+n] are in the hash set at hset[start:]."""
+def _bits_count(src, s0, n, bits, start, work):
+    """How many of src[s0 : s0+n] have their bit set in the bit set at word `start`."""
     common = 0
     for i in range(n):
-        common += _hashed(hset, start, mask, src[s0 + i])
+        w = src[s0 + i]
+        common += (bits[start + (w >> 6)] >> (w & 63)) & 1
     work[0] += n
-    work[1] += n
     return common
 
 
@@ -228,15 +219,16 @@ def _batch_partners(lv, m, conn, first, top, b_slot, b_ptr):
 
 @njit(cache=True)
 def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
-                b_slot, b_ptr, b_partner, b_rank, ptr, work, hset):
+                b_slot, b_ptr, b_partner, b_rank, ptr, work, bits):
     """A counted last level (edge-induced, not hoisted, not listing) as a set size.
 
     S = the candidates src[s0 : s0+n] (already past the lower bound and below the upper)
     that are in every other neighbour's row among positions first .. top-1.  The matches
     are S minus the vertices matched at first .. top-1 and minus the members a changed pair
     of rank < r joins to a neighbour there: both are few, and found from the match and the
-    neighbours' batch partners rather than by testing every member of S.  When the shorter
-    side is tested against a long seed row, the row's hash set answers (`_seed_row_table`).
+    neighbours' batch partners rather than by testing every member of S.  Membership in a
+    long seed row is one probe of its bit set (`_seed_bits`) where scanning the other side
+    costs less than intersecting the two.
     """
     others = 0
     other = -1
@@ -252,12 +244,18 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         xs = offsets[x]
         lo = lower_bound(pool, xs, degree[x], lower + 1)
         hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
-        if n < hi - lo and _hashes_seed_row(other, lv, x, degree, hset):
-            start, mask = _seed_row_table(other, x, offsets, degree, pool, hset, work)
-            size = _hashed_count(src, s0, n, hset, start, mask, work)
-        elif anchor >= 0 and hi - lo < n and _hashes_seed_row(anchor, lv, m[anchor], degree, hset):
-            start, mask = _seed_row_table(anchor, m[anchor], offsets, degree, pool, hset, work)
-            size = _hashed_count(pool, xs + lo, hi - lo, hset, start, mask, work)
+        # A seed row's bit set answers membership in one probe: scan the other side, unless
+        # galloping the shorter side through it is cheaper (scan > _GALLOP_RATIO x shorter).
+        short = min(n, hi - lo)
+        by_other = _uses_seed_bits(other, lv, x, degree, bits) and n <= _GALLOP_RATIO * short
+        by_anchor = (anchor >= 0 and _uses_seed_bits(anchor, lv, m[anchor], degree, bits)
+                     and hi - lo <= _GALLOP_RATIO * short)
+        if by_anchor and (not by_other or hi - lo < n):
+            start = _seed_bits(anchor, m[anchor], offsets, degree, pool, bits, work)
+            size = _bits_count(pool, xs + lo, hi - lo, bits, start, work)
+        elif by_other:
+            start = _seed_bits(other, x, offsets, degree, pool, bits, work)
+            size = _bits_count(src, s0, n, bits, start, work)
         else:
             size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
     else:
@@ -271,6 +269,11 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
                 if j == anchor or conn[lv, j] == 0:
                     continue
                 x = m[j]
+                if _uses_seed_bits(j, lv, x, degree, bits):
+                    if not _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w):
+                        ok = False
+                        break
+                    continue
                 q = _gallop(pool, offsets[x], degree[x], ptr[j], w)
                 ptr[j] = q
                 if q >= degree[x] or pool[offsets[x] + q] != w:
@@ -309,7 +312,7 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
 @njit(cache=True)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, bits):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -323,7 +326,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
     membership probes and bound searches.  With `set_count`, a counted last level may be
     sized as a set instead (`_count_last`); membership in a long seed row may be answered
-    by its hash set in `hset` (`_seed_row_table`; hset[0] < 0: no hashing).
+    by its bit set in `bits` (`_seed_bits`; bits[0] < 0: no bit sets).
     """
     last = lv == k - 1
     hoist = dep[lv] < lv - 1
@@ -361,7 +364,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
-                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, hset)
+                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, bits)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
@@ -391,9 +394,8 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                 continue
             x = m[j]
             probes += 1
-            if _hashes_seed_row(j, lv, x, degree, hset):
-                start, mask = _seed_row_table(j, x, offsets, degree, pool, hset, work)
-                if _hashed(hset, start, mask, w) != need:
+            if _uses_seed_bits(j, lv, x, degree, bits):
+                if _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w) != need:
                     ok = False
                     break
                 continue
@@ -438,16 +440,13 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(cache=True)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, hset):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, bits):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
     m[1] = v
     fresh[:] = False
-    if hset[0] >= 0:
-        hset[0] = 0
-        hset[1] = 0
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
@@ -458,19 +457,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, bits)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, hset)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, bits)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, bits)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -487,19 +486,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                              cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
-                             set_count, hset)
+                             set_count, bits)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                               cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count,
-                              hset)
+                              bits)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         set_count, hset)
+                                         set_count, bits)
                 lv -= 1
     return total
 
@@ -507,26 +506,26 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(cache=True)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, bits):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits)
 
 
 @njit(cache=True)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, hset)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, bits)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -555,7 +554,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=True)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_hash):
+               out_offsets, out, emit, set_count, swaps, seed_bits):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
     runs a task's seed reversed when that puts the lower-degree endpoint at position 1
     (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
@@ -565,11 +564,9 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     ptr = np.zeros(k, dtype=np.int64)
     m = np.empty(k, dtype=np.int64)
     fresh = np.zeros(k, dtype=np.bool_)
-    table = 16
-    while table < 2 * width:
-        table <<= 1
-    hset = np.empty(2 + 2 * table if seed_hash else 2, dtype=np.int32)
-    hset[:2] = 0 if seed_hash else -1
+    words = (offsets.shape[0] + 63) >> 6
+    bits = np.zeros(2 + 2 * words if seed_bits else 2, dtype=np.int64)
+    bits[:2] = 0 if seed_bits else -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
@@ -579,31 +576,32 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, set_count, hset)
+                            emit, wk, set_count, bits)
+        _clear_seed_bits(m, offsets, degree, pool, bits)
 
 
 @njit(parallel=True, cache=True)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  set_count, swaps, seed_hash, n_chunks):
+                  set_count, swaps, seed_bits, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_hash)
+                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_bits)
     return counts, work
 
 
 @njit(cache=True)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                set_count, swaps, seed_hash):
+                set_count, swaps, seed_bits):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_hash)
+               out_offsets, out, emit, set_count, swaps, seed_bits)
     return counts, work
 
 
@@ -624,20 +622,21 @@ class EngineOptions(NamedTuple):
     test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
     seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
     endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
-    seed_hash: levels >= 3 test membership in a long seed row through a hash set built once
-    per task (`_seed_row_table`) instead of searching the row (DELTAMATCH_CPU_SEED_HASH=0).
+    seed_bits: levels >= 3 test membership in a long seed row through a bit set over the
+    vertex ids, built once per task (`_seed_bits`), instead of searching or merging the row
+    (DELTAMATCH_CPU_SEED_BITS=0).
     Listing never uses these paths, so rows and their order are unaffected.
     """
 
     set_count: bool = True
     seed_swap: bool = True
-    seed_hash: bool = True
+    seed_bits: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
         return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
                    seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
-                   seed_hash=_env_switch("DELTAMATCH_CPU_SEED_HASH"))
+                   seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"))
 
 
 # seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
@@ -692,7 +691,7 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit, options.set_count,
             _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
-            options.seed_hash)
+            options.seed_bits)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -725,7 +724,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
-          EngineOptions(set_count=False, seed_swap=False, seed_hash=False))
+          EngineOptions(set_count=False, seed_swap=False, seed_bits=False))
     return out
 
 
