@@ -23,6 +23,22 @@ from deltamatch.kernels.sorted_rows import contains, lower_bound
 _NO_UPPER = 2**62
 
 
+def _env_switch(name: str) -> bool:
+    """An engine switch from the environment: on unless set to 0, false, no or off."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+# The search's inner functions take a dozen or more arrays per call, and numba's reference
+# counting adds an atomic increment and decrement per array to every call: measured at a
+# few hundred ns per call, more than a short last level's whole work.  They allocate nothing
+# and only borrow arrays their caller (`_run_chunk`) holds, so they are compiled without
+# it.  DELTAMATCH_CPU_NRT_FREE=0 (read at import) compiles them with it, and them and their
+# callers uncached, so that the two builds never share numba's cache, whose key does not
+# include this flag.
+NRT_FREE = _env_switch("DELTAMATCH_CPU_NRT_FREE")
+_INNER = {"cache": True, "_nrt": False} if NRT_FREE else {"cache": False}
+
+
 @njit(inline="always", cache=True)
 def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
     s = b_slot[a]
@@ -36,7 +52,7 @@ def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
     """Induced only: is the matched vertex set also a match once the batch flips its pairs?"""
     mask = np.int64(0)
@@ -64,7 +80,7 @@ def _gallop(arr, start, length, p, x):
     return lo + lower_bound(arr, start + lo, hi - lo, x)
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _list_hoisted(lv, m, dep, cand, width, cnt, order, out, out_row, k, work):
     """The last level l listed from its cached set (`dep` < l-1): every member not matched
     at positions dep+1 .. l-1 (the only checks the set has not had) completes a match."""
@@ -101,7 +117,7 @@ _GALLOP_RATIO = 8
 _SET_COUNT_MIN = 16
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _intersection_size(a, a0, na, b, b0, nb, work):
     """|a[a0 : a0+na] & b[b0 : b0+nb]| of two sorted rows: a branch-free merge, or galloping
     when one row is much the longer.  work[0] += elements read, work[1] += gallop probes."""
@@ -144,7 +160,7 @@ def _uses_seed_bits(j, lv, x, degree, bits):
     return j < 2 and lv >= 3 and bits[j] >= 0 and degree[x] >= _BITS_MIN_DEGREE
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _seed_bits(j, x, offsets, degree, pool, bits, work):
     """Start (a word index into bits) of the bit set of seed row j (vertex x), one bit per vertex.
 
@@ -163,7 +179,7 @@ def _seed_bits(j, x, offsets, degree, pool, bits, work):
     return start
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _clear_seed_bits(m, offsets, degree, pool, bits):
     """Unset the bits a task set (rows m[0], m[1]), ready for the next task."""
     half = (bits.shape[0] - 2) // 2
@@ -182,7 +198,7 @@ def _has_bit(bits, start, w):
     return (bits[start + (w >> 6)] >> (w & 63)) & 1 == 1
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _bits_count(src, s0, n, bits, start, work):
     """How many of src[s0 : s0+n] have their bit set in the bit set at word `start`."""
     common = 0
@@ -217,7 +233,7 @@ def _batch_partners(lv, m, conn, first, top, b_slot, b_ptr):
     return total
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
                 b_slot, b_ptr, b_partner, b_rank, ptr, work, bits):
     """A counted last level (edge-induced, not hoisted, not listing) as a set size.
@@ -309,7 +325,7 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
     return size
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
             cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, bits):
@@ -437,7 +453,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     return found
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
             cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, bits):
@@ -503,7 +519,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     return total
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                     cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, bits):
@@ -516,7 +532,7 @@ def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r
                             cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits)
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                      cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits):
@@ -551,7 +567,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
     return n * per_candidate - common
 
 
-@njit(cache=True)
+@njit(cache=NRT_FREE)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
                out_offsets, out, emit, set_count, swaps, seed_bits):
@@ -580,7 +596,7 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         _clear_seed_bits(m, offsets, degree, pool, bits)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=NRT_FREE)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
                   set_count, swaps, seed_bits, n_chunks):
@@ -593,7 +609,7 @@ def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_
     return counts, work
 
 
-@njit(cache=True)
+@njit(cache=NRT_FREE)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
                 set_count, swaps, seed_bits):
@@ -609,11 +625,6 @@ def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_tw
 _PARALLEL_MIN_TASKS = 128
 
 
-def _env_switch(name: str) -> bool:
-    """An engine switch from the environment: on unless set to 0, false, no or off."""
-    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
-
-
 class EngineOptions(NamedTuple):
     """Switches of the count path, each on by default (off: the ablation baseline).
 
@@ -625,7 +636,8 @@ class EngineOptions(NamedTuple):
     seed_bits: levels >= 3 test membership in a long seed row through a bit set over the
     vertex ids, built once per task (`_seed_bits`), instead of searching or merging the row
     (DELTAMATCH_CPU_SEED_BITS=0).
-    Listing never uses these paths, so rows and their order are unaffected.
+    Listing never uses these paths, so rows and their order are unaffected.  The build
+    switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
 
     set_count: bool = True
