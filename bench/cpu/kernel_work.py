@@ -39,7 +39,8 @@ OPTION_SETS = {
     "noset": EngineOptions(set_count=False),
     "noswap": EngineOptions(seed_swap=False),
     "nobits": EngineOptions(seed_bits=False),
-    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False),
+    "nodrive": EngineOptions(drive_short=False),
+    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False),
 }
 
 

@@ -147,6 +147,10 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
     return common
 
 
+# `paths`, the kernels' bit set of the count paths `EngineOptions` switches on.
+SET_COUNT = 1
+DRIVE_SHORT = 2
+
 # A seed row (positions 0, 1) at least this long gets a bit set once per task when a
 # deeper level tests membership in it; shorter rows are merged or galloped as before.
 _BITS_MIN_DEGREE = 32
@@ -328,7 +332,7 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
 @njit(**_INNER)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, bits):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, paths, bits):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -340,7 +344,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     vertices matched since are skipped by the caller (a counted last level is summed
     by `_collapsed_count`).  Returns the number of candidates (l < k-1, or a hoisted
     level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
-    membership probes and bound searches.  With `set_count`, a counted last level may be
+    membership probes and bound searches.  With `paths & SET_COUNT`, a counted last level may be
     sized as a set instead (`_count_last`); membership in a long seed row may be answered
     by its bit set in `bits` (`_seed_bits`; bits[0] < 0: no bit sets).
     """
@@ -375,7 +379,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     i0 = lower_bound(src, s0, slen, lower + 1)
     # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
     # or the neighbours' batch partners, walked for the exclusions, outnumber them.
-    if (last and not hoist and set_count and not emit and not check_other and not induced
+    if (last and not hoist and paths & SET_COUNT and not emit and not check_other and not induced
             and slen - i0 >= _SET_COUNT_MIN
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
@@ -394,16 +398,44 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     found = 0
     seen = 0
     probes = 1  # the bound search above
-    for i in range(i0, slen):
-        w = src[s0 + i]
+    # A base level's set may be far longer than a neighbour's row: then walk that row and
+    # gallop through the set instead.  Same members, same (increasing) order.
+    drive = -1
+    if paths & DRIVE_SHORT and base[lv] >= 0:
+        for j in range(first, top):
+            if conn[lv, j] == 1 and (drive < 0 or degree[m[j]] < degree[m[drive]]):
+                drive = j
+        if drive >= 0 and _GALLOP_RATIO * degree[m[drive]] >= slen - i0:
+            drive = -1
+    if drive >= 0:
+        walk = pool
+        w0 = offsets[m[drive]]
+        wlen = degree[m[drive]]
+        start = lower_bound(pool, w0, wlen, lower + 1)
+        probes += 1
+    else:
+        walk = src
+        w0 = s0
+        wlen = slen
+        start = i0
+    at = i0
+    for i in range(start, wlen):
+        w = walk[w0 + i]
         if w >= upper:
             break
+        if drive >= 0:
+            at = _gallop(src, s0, slen, at, w)
+            probes += 1
+            if at >= slen:
+                break
+            if src[s0 + at] != w:
+                continue
         seen += 1
         if _matched_between(m, first, top, w):
             continue
         ok = True
         for j in range(first, top):
-            if j == anchor:
+            if j == anchor or j == drive:  # noqa: SIM109 (numba: two compares, no tuple)
                 continue
             need = conn[lv, j] == 1
             if not need and not induced:
@@ -456,7 +488,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, bits):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
@@ -473,19 +505,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, bits)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, paths, bits)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, bits)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, bits)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -502,19 +534,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                              cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
-                             set_count, bits)
+                             paths, bits)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count,
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths,
                               bits)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         set_count, bits)
+                                         paths, bits)
                 lv -= 1
     return total
 
@@ -522,26 +554,26 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(**_INNER)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, bits):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits)
 
 
 @njit(**_INNER)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, bits):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, bits)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, paths, bits)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -570,7 +602,7 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=NRT_FREE)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_bits):
+               out_offsets, out, emit, paths, swaps, seed_bits):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
     runs a task's seed reversed when that puts the lower-degree endpoint at position 1
     (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
@@ -592,32 +624,32 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, set_count, bits)
+                            emit, wk, paths, bits)
         _clear_seed_bits(m, offsets, degree, pool, bits)
 
 
 @njit(parallel=True, cache=NRT_FREE)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  set_count, swaps, seed_bits, n_chunks):
+                  paths, swaps, seed_bits, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_bits)
+                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits)
     return counts, work
 
 
 @njit(cache=NRT_FREE)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                set_count, swaps, seed_bits):
+                paths, swaps, seed_bits):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_bits)
+               out_offsets, out, emit, paths, swaps, seed_bits)
     return counts, work
 
 
@@ -636,6 +668,9 @@ class EngineOptions(NamedTuple):
     seed_bits: levels >= 3 test membership in a long seed row through a bit set over the
     vertex ids, built once per task (`_seed_bits`), instead of searching or merging the row
     (DELTAMATCH_CPU_SEED_BITS=0).
+    drive_short: a level whose candidates are a base level's set (`PlanTable.base`) walks a
+    neighbour's row instead when the set is more than _GALLOP_RATIO times longer, galloping
+    through the set (DELTAMATCH_CPU_DRIVE_SHORT=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -643,12 +678,14 @@ class EngineOptions(NamedTuple):
     set_count: bool = True
     seed_swap: bool = True
     seed_bits: bool = True
+    drive_short: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
         return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
                    seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
-                   seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"))
+                   seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"),
+                   drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"))
 
 
 # seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
@@ -701,7 +738,8 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-            check_other, width, out_offsets, out, emit, options.set_count,
+            check_other, width, out_offsets, out, emit,
+            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0),
             _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
             options.seed_bits)
     threads = numba.get_num_threads()
@@ -736,7 +774,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
-          EngineOptions(set_count=False, seed_swap=False, seed_bits=False))
+          EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False))
     return out
 
 

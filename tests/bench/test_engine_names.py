@@ -17,6 +17,7 @@ from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, 
         ("cpu-1-noset", EngineVariant("cpu", False, True, True, set_count=False)),
         ("cpu-all-noswap", EngineVariant("cpu", True, True, True, seed_swap=False)),
         ("cpu-1-nobits", EngineVariant("cpu", False, True, True, seed_bits=False)),
+        ("cpu-1-nodrive", EngineVariant("cpu", False, True, True, drive_short=False)),
     ],
 )
 def test_engine_variant_switches(name, variant):
