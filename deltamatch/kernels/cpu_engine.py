@@ -151,28 +151,34 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
 SET_COUNT = 1
 DRIVE_SHORT = 2
 
-# A seed row (positions 0, 1) at least this long gets a bit set once per task when a
-# deeper level tests membership in it; shorter rows are merged or galloped as before.
+# A row of position 0, 1 or 2 at least this long gets a bit set when a level that is run
+# for several prefixes sharing that position tests membership in it; shorter rows are
+# merged or galloped as before.
 _BITS_MIN_DEGREE = 32
+# Positions with a bit set slot: the seed pair (one set per task) and position 2 (one set
+# per level-2 vertex, serving all of its deeper prefixes).
+_BIT_ROWS = 3
 
 
 @njit(inline="always", cache=True)
-def _uses_seed_bits(j, lv, x, degree, bits):
-    """Whether level l tests membership in seed row j (of vertex x) through its bit set:
-    bit sets are on (bits[j] >= 0), l >= 3 (so the set serves every prefix of the task)
-    and the row is long."""
-    return j < 2 and lv >= 3 and bits[j] >= 0 and degree[x] >= _BITS_MIN_DEGREE
+def _uses_seed_bits(j, dl, x, degree, bits):
+    """Whether a level whose candidates depend on positions 0 .. dl (`PlanTable.dep`) tests
+    membership in the row of position j (vertex x) through its bit set: bit sets are on
+    (bits[j] >= 0), j < _BIT_ROWS, dl >= max(2, j + 1) (so the level runs for several
+    prefixes sharing m[j], and the set serves them all) and the row is long."""
+    return j < _BIT_ROWS and dl >= max(2, j + 1) and bits[j] >= 0 and degree[x] >= _BITS_MIN_DEGREE
 
 
 @njit(**_INNER)
 def _seed_bits(j, x, offsets, degree, pool, bits, work):
-    """Start (a word index into bits) of the bit set of seed row j (vertex x), one bit per vertex.
+    """Start (a word index into bits) of the bit set of position j's row (vertex x), one bit
+    per vertex.
 
-    bits[j] is 1 once the first use in a task has set the row's bits, 0 before (bits[0:2] and
-    the bits set are cleared after each task by `_clear_seed_bits`); the sets of positions 0
-    and 1 start at words 2 and 2 + half.
+    bits[j] is 1 once a first use has set the row's bits, 0 before: the sets are cleared
+    (`_clear_bits`) after each task and, for position 2, when m[2] changes.  The set of
+    position j starts at word _BIT_ROWS + j * (size of one set).
     """
-    start = 2 + j * ((bits.shape[0] - 2) // 2)
+    start = _BIT_ROWS + j * ((bits.shape[0] - _BIT_ROWS) // _BIT_ROWS)
     if bits[j] == 0:
         xs = offsets[x]
         for i in range(degree[x]):
@@ -184,12 +190,12 @@ def _seed_bits(j, x, offsets, degree, pool, bits, work):
 
 
 @njit(**_INNER)
-def _clear_seed_bits(m, offsets, degree, pool, bits):
-    """Unset the bits a task set (rows m[0], m[1]), ready for the next task."""
-    half = (bits.shape[0] - 2) // 2
-    for j in range(2):
+def _clear_bits(m, lo, hi, offsets, degree, pool, bits):
+    """Unset the bit sets of positions lo .. hi-1 (rows m[lo:hi]) where set, ready for reuse."""
+    size = (bits.shape[0] - _BIT_ROWS) // _BIT_ROWS
+    for j in range(lo, hi):
         if bits[j] == 1:
-            start = 2 + j * half
+            start = _BIT_ROWS + j * size
             xs = offsets[m[j]]
             for i in range(degree[m[j]]):
                 bits[start + (pool[xs + i] >> 6)] = 0
@@ -267,8 +273,8 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         # A seed row's bit set answers membership in one probe: scan the other side, unless
         # galloping the shorter side through it is cheaper (scan > _GALLOP_RATIO x shorter).
         short = min(n, hi - lo)
-        by_other = _uses_seed_bits(other, lv, x, degree, bits) and n <= _GALLOP_RATIO * short
-        by_anchor = (anchor >= 0 and _uses_seed_bits(anchor, lv, m[anchor], degree, bits)
+        by_other = _uses_seed_bits(other, lv - 1, x, degree, bits) and n <= _GALLOP_RATIO * short
+        by_anchor = (anchor >= 0 and _uses_seed_bits(anchor, lv - 1, m[anchor], degree, bits)
                      and hi - lo <= _GALLOP_RATIO * short)
         if by_anchor and (not by_other or hi - lo < n):
             start = _seed_bits(anchor, m[anchor], offsets, degree, pool, bits, work)
@@ -289,7 +295,7 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
                 if j == anchor or conn[lv, j] == 0:
                     continue
                 x = m[j]
-                if _uses_seed_bits(j, lv, x, degree, bits):
+                if _uses_seed_bits(j, lv - 1, x, degree, bits):
                     if not _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w):
                         ok = False
                         break
@@ -442,7 +448,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                 continue
             x = m[j]
             probes += 1
-            if _uses_seed_bits(j, lv, x, degree, bits):
+            if _uses_seed_bits(j, dep[lv], x, degree, bits):
                 if _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w) != need:
                     ok = False
                     break
@@ -526,6 +532,8 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
         pos[lv] += 1
         if dep[lv] < lv - 1 and _matched_between(m, dep[lv] + 1, lv, w):
             continue
+        if lv == 2:
+            _clear_bits(m, 2, 3, offsets, degree, pool, bits)
         m[lv] = w
         for later in range(lv + 2, k):
             if dep[later] >= lv:
@@ -613,8 +621,8 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     m = np.empty(k, dtype=np.int64)
     fresh = np.zeros(k, dtype=np.bool_)
     words = (offsets.shape[0] + 63) >> 6
-    bits = np.zeros(2 + 2 * words if seed_bits else 2, dtype=np.int64)
-    bits[:2] = 0 if seed_bits else -1
+    bits = np.zeros(_BIT_ROWS * (1 + words) if seed_bits else _BIT_ROWS, dtype=np.int64)
+    bits[:_BIT_ROWS] = 0 if seed_bits else -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
@@ -625,7 +633,7 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
                             last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
                             emit, wk, paths, bits)
-        _clear_seed_bits(m, offsets, degree, pool, bits)
+        _clear_bits(m, 0, _BIT_ROWS, offsets, degree, pool, bits)
 
 
 @njit(parallel=True, cache=NRT_FREE)
