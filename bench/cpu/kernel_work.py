@@ -5,7 +5,9 @@ workload of `deltamatch bench` (90% loaded, the rest inserted in batches) and ti
 `count_tasks` on the new side of each batch, on one thread, in CPU seconds of this thread
 (so a shared, loaded machine inflates it far less than wall time), with the work counters
 (candidates read, probes).  Every option set must find the same counts: the run stops
-otherwise.  Writes bench/results/cpu-kernel-work-<time>.csv with commit, machine and date.
+otherwise.  The build switch DELTAMATCH_CPU_NRT_FREE is read at import, so its two settings
+are two runs (the CSV's nrt_free column).  Writes bench/results/cpu-kernel-work-<time>.csv
+with commit, machine and date.
 Not a test: run it by hand,
 `python bench/cpu/kernel_work.py [--graphs email-Enron ca-HepPh] [--patterns triangle ...]`.
 """
@@ -38,8 +40,9 @@ OPTION_SETS = {
     "all": EngineOptions(),
     "noset": EngineOptions(set_count=False),
     "noswap": EngineOptions(seed_swap=False),
-    "nohash": EngineOptions(seed_hash=False),
-    "none": EngineOptions(set_count=False, seed_swap=False, seed_hash=False),
+    "nobits": EngineOptions(seed_bits=False),
+    "nodrive": EngineOptions(drive_short=False),
+    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False),
 }
 
 
@@ -92,7 +95,8 @@ def main() -> None:
                             text=True).stdout.strip()
     stamp = datetime.datetime.now(datetime.UTC)
     meta = {"commit": commit, "machine": f"{platform.node()} {os.cpu_count()} cpus",
-            "date": stamp.isoformat(timespec="seconds"), "load_1min": os.getloadavg()[0]}
+            "date": stamp.isoformat(timespec="seconds"), "load_1min": os.getloadavg()[0],
+            "nrt_free": cpu_engine.NRT_FREE}
     rows = []
     for graph_name in args.graphs:
         edges = load_graph(graph_name, args.data_dir).edges

@@ -5,7 +5,8 @@ Kept free of heavy imports so the report and plots can use it.  An incremental n
 `-noshare` runs per-edge plans (the shared-plans ablation), `-nohoist` the greedy order
 with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
 `-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
-reversed toward the lower-degree row) and `-nohash` (no hash sets of long seed rows): the
+reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows) and
+`-nodrive` (a base level's set always walked, never a shorter neighbour row): the
 `cpu_engine.EngineOptions` ablations.
 """
 
@@ -15,7 +16,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nohash")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -38,7 +39,8 @@ class EngineVariant(NamedTuple):
     hoist: bool
     set_count: bool = True  # CPU engine only
     seed_swap: bool = True  # CPU engine only
-    seed_hash: bool = True  # CPU engine only
+    seed_bits: bool = True  # CPU engine only
+    drive_short: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -46,4 +48,5 @@ def engine_variant(name: str) -> EngineVariant:
     base = next(b for b in _BASES if name.startswith(b))
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
                          "-noshare" not in name, "-nohoist" not in name,
-                         "-noset" not in name, "-noswap" not in name, "-nohash" not in name)
+                         "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
+                         "-nodrive" not in name)

@@ -113,7 +113,7 @@ def _engine_runner(name: str, config: BenchConfig, gpu_ok: bool, gpu_why: str) -
     return lambda w, p, cb: eng.run_incremental(
         w, p, engine=name, backend=variant.backend, threads=threads, workers=config.workers,
         shared=variant.shared, hoist=variant.hoist, policy=config.policy, list_limit=config.list_limit,
-        cpu_options=EngineOptions(variant.set_count, variant.seed_swap, variant.seed_hash), time_limit=limit,
+        cpu_options=EngineOptions(*variant[4:]), time_limit=limit,
         on_batch=cb)
 
 

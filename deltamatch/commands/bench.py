@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--engines", nargs="+", default=s, metavar="E",
       help="recount cpu-1 cpu-all gpu networkx (default); *-noshare (per-edge plans); "
            "*-nohoist (greedy order, no hoisting); cpu-*-noset (no set-size counting); "
-           "cpu-*-noswap (no seed reversal); cpu-*-nohash (no seed-row hash sets); rest")
+           "cpu-*-noswap (no seed reversal); cpu-*-nobits (no seed-row bit sets); "
+           "cpu-*-nodrive (no short-row walks); rest")
     a("--workers", type=int, default=s, help="replicas per incremental engine (busy time / imbalance)")
     a("--policy", default=s, help="task allocation policy between the replicas")
     a("--list-limit", type=int, default=s, help="matches listed per batch and side (0: counts only)")

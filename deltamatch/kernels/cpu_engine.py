@@ -23,6 +23,22 @@ from deltamatch.kernels.sorted_rows import contains, lower_bound
 _NO_UPPER = 2**62
 
 
+def _env_switch(name: str) -> bool:
+    """An engine switch from the environment: on unless set to 0, false, no or off."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+# The search's inner functions take a dozen or more arrays per call, and numba's reference
+# counting adds an atomic increment and decrement per array to every call: measured at a
+# few hundred ns per call, more than a short last level's whole work.  They allocate nothing
+# and only borrow arrays their caller (`_run_chunk`) holds, so they are compiled without
+# it.  DELTAMATCH_CPU_NRT_FREE=0 (read at import) compiles them with it, and them and their
+# callers uncached, so that the two builds never share numba's cache, whose key does not
+# include this flag.
+NRT_FREE = _env_switch("DELTAMATCH_CPU_NRT_FREE")
+_INNER = {"cache": True, "_nrt": False} if NRT_FREE else {"cache": False}
+
+
 @njit(inline="always", cache=True)
 def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
     s = b_slot[a]
@@ -36,7 +52,7 @@ def _batch_rank(b_slot, b_ptr, b_partner, b_rank, a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
     """Induced only: is the matched vertex set also a match once the batch flips its pairs?"""
     mask = np.int64(0)
@@ -64,7 +80,7 @@ def _gallop(arr, start, length, p, x):
     return lo + lower_bound(arr, start + lo, hi - lo, x)
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _list_hoisted(lv, m, dep, cand, width, cnt, order, out, out_row, k, work):
     """The last level l listed from its cached set (`dep` < l-1): every member not matched
     at positions dep+1 .. l-1 (the only checks the set has not had) completes a match."""
@@ -101,7 +117,7 @@ _GALLOP_RATIO = 8
 _SET_COUNT_MIN = 16
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _intersection_size(a, a0, na, b, b0, nb, work):
     """|a[a0 : a0+na] & b[b0 : b0+nb]| of two sorted rows: a branch-free merge, or galloping
     when one row is much the longer.  work[0] += elements read, work[1] += gallop probes."""
@@ -131,74 +147,75 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
     return common
 
 
-# A seed row (positions 0, 1) at least this long gets a hash set once per task when a
-# deeper level tests membership in it; shorter rows are merged or galloped as before.
-_HASH_MIN_DEGREE = 32
+# `paths`, the kernels' bit set of the count paths `EngineOptions` switches on.
+SET_COUNT = 1
+DRIVE_SHORT = 2
+
+# A row of position 0, 1 or 2 at least this long gets a bit set when a level that is run
+# for several prefixes sharing that position tests membership in it; shorter rows are
+# merged or galloped as before.
+_BITS_MIN_DEGREE = 32
+# Positions with a bit set slot: the seed pair (one set per task) and position 2 (one set
+# per level-2 vertex, serving all of its deeper prefixes).
+_BIT_ROWS = 3
 
 
 @njit(inline="always", cache=True)
-def _hash_slot(w, mask):
-    """Multiplicative (Fibonacci) hashing, Knuth TAOCP 6.4: bits 16 and up of w * floor(2^32/phi), masked."""
-    return (w * 0x9E3779B1 >> 16) & mask
+def _uses_seed_bits(j, dl, x, degree, bits):
+    """Whether a level whose candidates depend on positions 0 .. dl (`PlanTable.dep`) tests
+    membership in the row of position j (vertex x) through its bit set: bit sets are on
+    (bits[j] >= 0), j < _BIT_ROWS, dl >= max(2, j + 1) (so the level runs for several
+    prefixes sharing m[j], and the set serves them all) and the row is long."""
+    return j < _BIT_ROWS and dl >= max(2, j + 1) and bits[j] >= 0 and degree[x] >= _BITS_MIN_DEGREE
 
 
-@njit(inline="always", cache=True)
-def _hashes_seed_row(j, lv, x, degree, hset):
-    """Whether level l tests membership in seed row j (of vertex x) through its hash set:
-    hashing is on (hset[j] >= 0), l >= 3 (so the set is used by every prefix of the task)
-    and the row is long."""
-    return j < 2 and lv >= 3 and hset[j] >= 0 and degree[x] >= _HASH_MIN_DEGREE
+@njit(**_INNER)
+def _seed_bits(j, x, offsets, degree, pool, bits, work):
+    """Start (a word index into bits) of the bit set of position j's row (vertex x), one bit
+    per vertex.
 
-
-@njit(cache=True)
-def _seed_row_table(j, x, offsets, degree, pool, hset, work):
-    """(start, mask) of the open-addressing hash set of seed row j (vertex x) in hset.
-
-    hset[j] is the table's size, 0 until the first use in a task builds it (hset[0:2]
-    are reset per task); the tables of positions 0 and 1 start at 2 and 2 + half.
+    bits[j] is 1 once a first use has set the row's bits, 0 before: the sets are cleared
+    (`_clear_bits`) after each task and, for position 2, when m[2] changes.  The set of
+    position j starts at word _BIT_ROWS + j * (size of one set).
     """
-    half = (hset.shape[0] - 2) // 2
-    start = 2 + j * half
-    size = hset[j]
-    if size == 0:
-        d = degree[x]
-        size = 16
-        while size < 2 * d:
-            size <<= 1
-        hset[start:start + size] = -1
+    start = _BIT_ROWS + j * ((bits.shape[0] - _BIT_ROWS) // _BIT_ROWS)
+    if bits[j] == 0:
         xs = offsets[x]
-        for i in range(d):
+        for i in range(degree[x]):
             y = pool[xs + i]
-            h = _hash_slot(y, size - 1)
-            while hset[start + h] >= 0:
-                h = (h + 1) & (size - 1)
-            hset[start + h] = y
-        hset[j] = size
-        work[0] += d
-    return start, size - 1
+            bits[start + (y >> 6)] |= np.int64(1) << (y & 63)
+        bits[j] = 1
+        work[0] += degree[x]
+    return start
+
+
+@njit(**_INNER)
+def _clear_bits(m, lo, hi, offsets, degree, pool, bits):
+    """Unset the bit sets of positions lo .. hi-1 (rows m[lo:hi]) where set, ready for reuse."""
+    size = (bits.shape[0] - _BIT_ROWS) // _BIT_ROWS
+    for j in range(lo, hi):
+        if bits[j] == 1:
+            start = _BIT_ROWS + j * size
+            xs = offsets[m[j]]
+            for i in range(degree[m[j]]):
+                bits[start + (pool[xs + i] >> 6)] = 0
+            bits[j] = 0
 
 
 @njit(inline="always", cache=True)
-def _hashed(hset, start, mask, w):
-    """Is w in the hash set at hset[start : start + mask + 1]?"""
-    h = _hash_slot(w, mask)
-    while True:
-        y = hset[start + h]
-        if y == w:
-            return True
-        if y < 0:
-            return False
-        h = (h + 1) & mask
+def _has_bit(bits, start, w):
+    """Is w's bit set in the bit set at word `start`?"""
+    return (bits[start + (w >> 6)] >> (w & 63)) & 1 == 1
 
 
-@njit(cache=True)
-def _hashed_count(src, s0, n, hset, start, mask, work):
-    """How many of src[s0 : s0+n] are in the hash set at hset[start:]."""
+@njit(**_INNER)
+def _bits_count(src, s0, n, bits, start, work):
+    """How many of src[s0 : s0+n] have their bit set in the bit set at word `start`."""
     common = 0
     for i in range(n):
-        common += _hashed(hset, start, mask, src[s0 + i])
+        w = src[s0 + i]
+        common += (bits[start + (w >> 6)] >> (w & 63)) & 1
     work[0] += n
-    work[1] += n
     return common
 
 
@@ -226,17 +243,18 @@ def _batch_partners(lv, m, conn, first, top, b_slot, b_ptr):
     return total
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, first, top, anchor, r,
-                b_slot, b_ptr, b_partner, b_rank, ptr, work, hset):
+                b_slot, b_ptr, b_partner, b_rank, ptr, work, bits):
     """A counted last level (edge-induced, not hoisted, not listing) as a set size.
 
     S = the candidates src[s0 : s0+n] (already past the lower bound and below the upper)
     that are in every other neighbour's row among positions first .. top-1.  The matches
     are S minus the vertices matched at first .. top-1 and minus the members a changed pair
     of rank < r joins to a neighbour there: both are few, and found from the match and the
-    neighbours' batch partners rather than by testing every member of S.  When the shorter
-    side is tested against a long seed row, the row's hash set answers (`_seed_row_table`).
+    neighbours' batch partners rather than by testing every member of S.  Membership in a
+    long seed row is one probe of its bit set (`_seed_bits`) where scanning the other side
+    costs less than intersecting the two.
     """
     others = 0
     other = -1
@@ -252,12 +270,18 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         xs = offsets[x]
         lo = lower_bound(pool, xs, degree[x], lower + 1)
         hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
-        if n < hi - lo and _hashes_seed_row(other, lv, x, degree, hset):
-            start, mask = _seed_row_table(other, x, offsets, degree, pool, hset, work)
-            size = _hashed_count(src, s0, n, hset, start, mask, work)
-        elif anchor >= 0 and hi - lo < n and _hashes_seed_row(anchor, lv, m[anchor], degree, hset):
-            start, mask = _seed_row_table(anchor, m[anchor], offsets, degree, pool, hset, work)
-            size = _hashed_count(pool, xs + lo, hi - lo, hset, start, mask, work)
+        # A seed row's bit set answers membership in one probe: scan the other side, unless
+        # galloping the shorter side through it is cheaper (scan > _GALLOP_RATIO x shorter).
+        short = min(n, hi - lo)
+        by_other = _uses_seed_bits(other, lv - 1, x, degree, bits) and n <= _GALLOP_RATIO * short
+        by_anchor = (anchor >= 0 and _uses_seed_bits(anchor, lv - 1, m[anchor], degree, bits)
+                     and hi - lo <= _GALLOP_RATIO * short)
+        if by_anchor and (not by_other or hi - lo < n):
+            start = _seed_bits(anchor, m[anchor], offsets, degree, pool, bits, work)
+            size = _bits_count(pool, xs + lo, hi - lo, bits, start, work)
+        elif by_other:
+            start = _seed_bits(other, x, offsets, degree, pool, bits, work)
+            size = _bits_count(src, s0, n, bits, start, work)
         else:
             size = _intersection_size(src, s0, n, pool, xs + lo, hi - lo, work)
     else:
@@ -271,6 +295,11 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
                 if j == anchor or conn[lv, j] == 0:
                     continue
                 x = m[j]
+                if _uses_seed_bits(j, lv - 1, x, degree, bits):
+                    if not _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w):
+                        ok = False
+                        break
+                    continue
                 q = _gallop(pool, offsets[x], degree[x], ptr[j], w)
                 ptr[j] = q
                 if q >= degree[x] or pool[offsets[x] + q] != w:
@@ -306,10 +335,10 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
     return size
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset):
+            cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, paths, bits):
     """Candidates of position l: stored in cand[l*width:] (l < k-1) or counted/emitted (l = k-1).
 
     Candidates come from the smallest matched neighbour's row or, when base[l] = i >= 0,
@@ -321,9 +350,9 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     vertices matched since are skipped by the caller (a counted last level is summed
     by `_collapsed_count`).  Returns the number of candidates (l < k-1, or a hoisted
     level not emitting) or of completed matches; work[0] += candidates read, work[1] +=
-    membership probes and bound searches.  With `set_count`, a counted last level may be
+    membership probes and bound searches.  With `paths & SET_COUNT`, a counted last level may be
     sized as a set instead (`_count_last`); membership in a long seed row may be answered
-    by its hash set in `hset` (`_seed_row_table`; hset[0] < 0: no hashing).
+    by its bit set in `bits` (`_seed_bits`; bits[0] < 0: no bit sets).
     """
     last = lv == k - 1
     hoist = dep[lv] < lv - 1
@@ -356,12 +385,12 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     i0 = lower_bound(src, s0, slen, lower + 1)
     # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
     # or the neighbours' batch partners, walked for the exclusions, outnumber them.
-    if (last and not hoist and set_count and not emit and not check_other and not induced
+    if (last and not hoist and paths & SET_COUNT and not emit and not check_other and not induced
             and slen - i0 >= _SET_COUNT_MIN
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
         i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
-                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, hset)
+                           top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, bits)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
@@ -375,25 +404,52 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     found = 0
     seen = 0
     probes = 1  # the bound search above
-    for i in range(i0, slen):
-        w = src[s0 + i]
+    # A base level's set may be far longer than a neighbour's row: then walk that row and
+    # gallop through the set instead.  Same members, same (increasing) order.
+    drive = -1
+    if paths & DRIVE_SHORT and base[lv] >= 0:
+        for j in range(first, top):
+            if conn[lv, j] == 1 and (drive < 0 or degree[m[j]] < degree[m[drive]]):
+                drive = j
+        if drive >= 0 and _GALLOP_RATIO * degree[m[drive]] >= slen - i0:
+            drive = -1
+    if drive >= 0:
+        walk = pool
+        w0 = offsets[m[drive]]
+        wlen = degree[m[drive]]
+        start = lower_bound(pool, w0, wlen, lower + 1)
+        probes += 1
+    else:
+        walk = src
+        w0 = s0
+        wlen = slen
+        start = i0
+    at = i0
+    for i in range(start, wlen):
+        w = walk[w0 + i]
         if w >= upper:
             break
+        if drive >= 0:
+            at = _gallop(src, s0, slen, at, w)
+            probes += 1
+            if at >= slen:
+                break
+            if src[s0 + at] != w:
+                continue
         seen += 1
         if _matched_between(m, first, top, w):
             continue
         ok = True
         for j in range(first, top):
-            if j == anchor:
+            if j == anchor or j == drive:  # noqa: SIM109 (numba: two compares, no tuple)
                 continue
             need = conn[lv, j] == 1
             if not need and not induced:
                 continue
             x = m[j]
             probes += 1
-            if _hashes_seed_row(j, lv, x, degree, hset):
-                start, mask = _seed_row_table(j, x, offsets, degree, pool, hset, work)
-                if _hashed(hset, start, mask, w) != need:
+            if _uses_seed_bits(j, dep[lv], x, degree, bits):
+                if _has_bit(bits, _seed_bits(j, x, offsets, degree, pool, bits, work), w) != need:
                     ok = False
                     break
                 continue
@@ -435,19 +491,16 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     return found
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, set_count, hset):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
     m[1] = v
     fresh[:] = False
-    if hset[0] >= 0:
-        hset[0] = 0
-        hset[1] = 0
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
@@ -458,19 +511,19 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 3:
         return _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, set_count, hset)
+                       cand, width, cnt, ptr, order, out, out_row, emit, work, dep, fresh, paths, bits)
     # Counting may finish the last two levels at once, for all of k-2's candidates.
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
     cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count, hset)
+                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -479,6 +532,8 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
         pos[lv] += 1
         if dep[lv] < lv - 1 and _matched_between(m, dep[lv] + 1, lv, w):
             continue
+        if lv == 2:
+            _clear_bits(m, 2, 3, offsets, degree, pool, bits)
         m[lv] = w
         for later in range(lv + 2, k):
             if dep[later] >= lv:
@@ -487,46 +542,46 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
             total += _extend(lv + 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                              b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                              cand, width, cnt, ptr, order, out, out_row + total, emit, work, dep, fresh,
-                             set_count, hset)
+                             paths, bits)
         else:
             lv += 1
             cnt[lv] = _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                               b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, set_count,
-                              hset)
+                              cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths,
+                              bits)
             pos[lv] = 0
             if at_once and lv == k - 2:
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         set_count, hset)
+                                         paths, bits)
                 lv -= 1
     return total
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, set_count, hset):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                            cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset)
+                            cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits)
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                      b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, work, dep, fresh, set_count, hset):
+                     cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits):
     """Matches completing every candidate C of level l = k-2 when the last level's set S
     does not depend on position l: each w in C pairs with S minus the vertices matched
     at positions dep+1 .. l-1 minus w itself, so the sum is |C| * (|S| - clashes) - |C & S|."""
     ns = _extend(k - 1, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                  b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, set_count, hset)
+                 cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, paths, bits)
     c0 = lv * width
     s0 = (k - 1) * width
     clashes = 0
@@ -552,10 +607,10 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
     return n * per_candidate - common
 
 
-@njit(cache=True)
+@njit(cache=NRT_FREE)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_hash):
+               out_offsets, out, emit, paths, swaps, seed_bits):
     """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
     runs a task's seed reversed when that puts the lower-degree endpoint at position 1
     (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
@@ -565,11 +620,9 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     ptr = np.zeros(k, dtype=np.int64)
     m = np.empty(k, dtype=np.int64)
     fresh = np.zeros(k, dtype=np.bool_)
-    table = 16
-    while table < 2 * width:
-        table <<= 1
-    hset = np.empty(2 + 2 * table if seed_hash else 2, dtype=np.int32)
-    hset[:2] = 0 if seed_hash else -1
+    words = (offsets.shape[0] + 63) >> 6
+    bits = np.zeros(_BIT_ROWS * (1 + words) if seed_bits else _BIT_ROWS, dtype=np.int64)
+    bits[:_BIT_ROWS] = 0 if seed_bits else -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
@@ -579,41 +632,37 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, set_count, hset)
+                            emit, wk, paths, bits)
+        _clear_bits(m, 0, _BIT_ROWS, offsets, degree, pool, bits)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=NRT_FREE)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  set_count, swaps, seed_hash, n_chunks):
+                  paths, swaps, seed_bits, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, set_count, swaps, seed_hash)
+                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits)
     return counts, work
 
 
-@njit(cache=True)
+@njit(cache=NRT_FREE)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                set_count, swaps, seed_hash):
+                paths, swaps, seed_bits):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, set_count, swaps, seed_hash)
+               out_offsets, out, emit, paths, swaps, seed_bits)
     return counts, work
 
 
 # Below this many tasks a parallel launch costs more than it saves.
 _PARALLEL_MIN_TASKS = 128
-
-
-def _env_switch(name: str) -> bool:
-    """An engine switch from the environment: on unless set to 0, false, no or off."""
-    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 class EngineOptions(NamedTuple):
@@ -624,20 +673,27 @@ class EngineOptions(NamedTuple):
     test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
     seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
     endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
-    seed_hash: levels >= 3 test membership in a long seed row through a hash set built once
-    per task (`_seed_row_table`) instead of searching the row (DELTAMATCH_CPU_SEED_HASH=0).
-    Listing never uses these paths, so rows and their order are unaffected.
+    seed_bits: levels >= 3 test membership in a long seed row through a bit set over the
+    vertex ids, built once per task (`_seed_bits`), instead of searching or merging the row
+    (DELTAMATCH_CPU_SEED_BITS=0).
+    drive_short: a level whose candidates are a base level's set (`PlanTable.base`) walks a
+    neighbour's row instead when the set is more than _GALLOP_RATIO times longer, galloping
+    through the set (DELTAMATCH_CPU_DRIVE_SHORT=0).
+    Listing never uses these paths, so rows and their order are unaffected.  The build
+    switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
 
     set_count: bool = True
     seed_swap: bool = True
-    seed_hash: bool = True
+    seed_bits: bool = True
+    drive_short: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
         return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
                    seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
-                   seed_hash=_env_switch("DELTAMATCH_CPU_SEED_HASH"))
+                   seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"),
+                   drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"))
 
 
 # seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
@@ -690,9 +746,10 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
-            check_other, width, out_offsets, out, emit, options.set_count,
+            check_other, width, out_offsets, out, emit,
+            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0),
             _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
-            options.seed_hash)
+            options.seed_bits)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
         counts, chunk_work = _run_serial(*args)
@@ -725,7 +782,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
-          EngineOptions(set_count=False, seed_swap=False, seed_hash=False))
+          EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False))
     return out
 
 

@@ -16,7 +16,8 @@ from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, 
         ("cpu-1-nohoist", EngineVariant("cpu", False, True, False)),
         ("cpu-1-noset", EngineVariant("cpu", False, True, True, set_count=False)),
         ("cpu-all-noswap", EngineVariant("cpu", True, True, True, seed_swap=False)),
-        ("cpu-1-nohash", EngineVariant("cpu", False, True, True, seed_hash=False)),
+        ("cpu-1-nobits", EngineVariant("cpu", False, True, True, seed_bits=False)),
+        ("cpu-1-nodrive", EngineVariant("cpu", False, True, True, drive_short=False)),
     ],
 )
 def test_engine_variant_switches(name, variant):

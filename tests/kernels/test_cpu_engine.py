@@ -241,7 +241,8 @@ def test_seed_swap_keeps_every_task_count(name, induced):
 
 
 COUNT_PATHS = {  # switch -> (the row length past which it acts, patterns it is tried on)
-    "seed_hash": ("_HASH_MIN_DEGREE", ["4-cycle", "diamond", "house", "P4"]),
+    "seed_bits": ("_BITS_MIN_DEGREE", ["4-cycle", "diamond", "house", "P4"]),
+    "drive_short": ("_GALLOP_RATIO", ["diamond", "house", "4-clique", "0-1,1-2,2-3,3-0,0-4,1-4,2-4"]),
     "set_count": ("_SET_COUNT_MIN", ["triangle", "4-cycle", "diamond", "4-clique", "house", "P4"]),
 }
 
