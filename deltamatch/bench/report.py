@@ -83,7 +83,7 @@ def run_table(rows: list[dict]) -> str:
             f"{r0['workers']} worker(s); 1-min load average during the run "
             f"{min(float(r['loadavg']) for r in rows):.1f}–{max(float(r['loadavg']) for r in rows):.1f}.")
     present = {r["engine"] for r in rows}
-    engines = [e for e in ENGINES if e in present]
+    engines = [e for e in ENGINES if e in present] + sorted(present - set(ENGINES))  # retired names too
     ratios = [(a, b) for a, b in RATIOS if a in present and b.replace("_", "-") in present]
     cols = ["graph", "V", "E", "max deg", "batch", "del", "pattern"] + [f"{e} upd/s" for e in engines]
     cols += [f"{a} ÷ {b.replace('_', '-')}" for a, b in ratios] + ["agree"]
