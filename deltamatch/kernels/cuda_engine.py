@@ -327,7 +327,10 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
     enough that the queue balances (at least `tasks_per_warp`, what one warp step takes)."""
     cp = cupy()
-    free = cp.cuda.Device().mem_info[0] + cp.get_default_memory_pool().free_bytes()
+    pool = cp.get_default_memory_pool()
+    free = cp.cuda.Device().mem_info[0] + pool.free_bytes()
+    if pool.get_limit():  # CUPY_GPU_MEMORY_LIMIT: workers sharing a card each keep to their share
+        free = min(free, pool.get_limit() - pool.total_bytes() + pool.free_bytes())
     by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
     wanted = -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
     blocks = max(1, min(resident_blocks(function), wanted, by_memory))
