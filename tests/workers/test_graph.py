@@ -78,6 +78,21 @@ def test_vertex_map_is_first_seen_order():
     assert vm.lookup(np.array([3, 8])).tolist() == [2, -1]
 
 
+def test_vertex_map_agrees_with_a_dict_through_side_index_merges():
+    """Many small interns on a loaded map: ids stay first-seen order across the side index and
+    its merges into the main index (MERGE_SHARE), and `external` inverts them."""
+    rng = np.random.default_rng(5)
+    vm = VertexMap(np.arange(0, 200, 2))
+    seen = {int(x): i for i, x in enumerate(range(0, 200, 2))}
+    for _ in range(300):
+        ids = rng.integers(0, 1000, size=rng.integers(0, 12))
+        got = vm.intern(ids)
+        for x, g in zip(ids.tolist(), got.tolist(), strict=True):
+            assert seen.setdefault(x, len(seen)) == g
+    assert len(vm) == len(seen) and vm.lookup(np.array([1001])).tolist() == [-1]
+    assert all(vm.external[i] == x for x, i in seen.items())
+
+
 def test_compaction_keeps_every_row():
     g = DynamicGraph()
     edges = [(u, v) for u in range(40) for v in range(u + 1, 40)]
