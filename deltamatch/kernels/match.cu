@@ -154,8 +154,8 @@ struct Stats {
 };
 
 // A load that skips L1 (CG: the data was written by another SM during this launch).
-template <bool CG>
-__device__ __forceinline__ int load(const int* p) {
+template <bool CG, typename T>
+__device__ __forceinline__ T load(const T* p) {
     if constexpr (CG) {
         return __ldcg(p);
     } else {
@@ -163,15 +163,7 @@ __device__ __forceinline__ int load(const int* p) {
     }
 }
 
-template <bool CG>
-__device__ __forceinline__ dm_i64 load(const dm_i64* p) {
-    if constexpr (CG) {
-        return __ldcg(p);
-    } else {
-        return *p;
-    }
-}
-
+// ... of a pointer (__ldcg has no pointer overload).
 template <bool CG>
 __device__ __forceinline__ const int* load(const int* const* p) {
     if constexpr (CG) {
@@ -1024,7 +1016,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 
 }  // namespace
 
-// The parameters of both kernels (the host passes them in this order: cuda_engine._MatchRun).
+// The parameters of every match kernel (the host passes them in this order: cuda_engine._MatchRun).
 #define DM_MATCH_PARAMS                                                                                   \
     const dm_i64 *offsets, const int *degree, const int *pool,                                          \
     const int *order, const int *conn, const int *lt, const int *gt, const int *dep, const int *base,   \

@@ -4,7 +4,7 @@ numba compiles the CPU engine on its first call in each process (some 20 s on a 
 cache, a second or two from numba's disk cache), and CuPy loads its CUDA modules the
 same way; a user's first batch should not pay for that.  `exercise` drives a
 `SchedulerCore` through a bulk load into an empty graph (the parallel graph rewrite) with a
-hub (on a GPU: the deferred second launch and work sharing, with CuPy's own kernels),
+hub (heavy tasks, meant for a GPU worker's deferral and sharing paths and CuPy's kernels),
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
 above and below the parallel-launch thresholds with insertions and deletions, a batch of
 present edges (the scheduler's parallel edge test), listings, and string vertex names (so

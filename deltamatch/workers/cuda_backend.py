@@ -21,7 +21,14 @@ from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import by_source
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList, empty_batch
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
-from deltamatch.workers.graph import DynamicGraph, NormalizedBatch, VertexMap, normalize_batch, unique_pairs
+from deltamatch.workers.graph import (
+    DynamicGraph,
+    NormalizedBatch,
+    VertexMap,
+    admit_vertices,
+    normalize_batch,
+    unique_pairs,
+)
 
 LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
@@ -292,11 +299,7 @@ class CudaGraph:
 
     def apply(self, batch: NormalizedBatch) -> None:
         """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one)."""
-        if batch.vertex_base != len(self.vertices):
-            raise ValueError(f"batch normalized against {batch.vertex_base} vertices, "
-                             f"graph has {len(self.vertices)}")
-        if batch.new_vertices.shape[0]:
-            self.add_vertices(batch.new_vertices)
+        admit_vertices(self, batch)
         self.rows.apply(batch.deleted, batch.inserted)
 
     def edges(self) -> np.ndarray:

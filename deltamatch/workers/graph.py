@@ -280,6 +280,17 @@ def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, wi
                                min(rows.shape[0], 8 * threads))
 
 
+def admit_vertices(graph, batch: NormalizedBatch) -> None:
+    """The first step of applying `batch` to `graph` (a DynamicGraph or anything with its
+    `vertices` and `add_vertices`): check that it was normalized against this many vertices,
+    then intern the vertices it adds."""
+    if batch.vertex_base != len(graph.vertices):
+        raise ValueError(f"batch normalized against {batch.vertex_base} vertices, "
+                         f"graph has {len(graph.vertices)}")
+    if batch.new_vertices.shape[0]:
+        graph.add_vertices(batch.new_vertices)
+
+
 class DynamicGraph:
     """An undirected simple graph under batched updates (see module docstring)."""
 
@@ -326,11 +337,7 @@ class DynamicGraph:
 
     def apply(self, batch: NormalizedBatch) -> None:
         """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one)."""
-        if batch.vertex_base != len(self.vertices):
-            raise ValueError(f"batch normalized against {batch.vertex_base} vertices, "
-                             f"graph has {len(self.vertices)}")
-        if batch.new_vertices.shape[0]:
-            self.add_vertices(batch.new_vertices)
+        admit_vertices(self, batch)
         directed = []
         flags = []
         for pairs, is_insert in ((batch.deleted, False), (batch.inserted, True)):

@@ -219,6 +219,17 @@ def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
                 np.testing.assert_array_equal(a.rows, b.rows)
 
 
+def loaded_replicas(rng: np.random.Generator, n: int, m: int) -> tuple[GraphReplica, GraphReplica]:
+    """A CUDA and a CPU replica on the same random graph, every pattern of PATTERN_SET registered."""
+    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
+    base = random_pairs(rng, n, m)
+    for replica in (gpu, cpu):
+        replica.apply_only(1, replica.normalize(base, None))
+        for pid, (name, induced) in PATTERN_SET.items():
+            replica.register(pid, plans_of(name, induced))
+    return gpu, cpu
+
+
 def assert_same_static(replicas: list[GraphReplica]) -> None:
     for pid in PATTERN_SET:
         counts = {r.static_count(pid, 0, 1) for r in replicas}
@@ -235,12 +246,7 @@ def test_device_only_replica_equals_the_cpu_replica_across_batches_and_a_restore
     """Random mixed batches (new vertices, pairs in both lists, hubs) through `execute` on a
     CUDA and a CPU replica; then a CUDA worker rebuilt from a snapshot + log goes on equal."""
     rng = np.random.default_rng(17)
-    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
-    base = random_pairs(rng, 60, 260)
-    for replica in (gpu, cpu):
-        replica.apply_only(1, replica.normalize(base, None))
-        for pid, (name, induced) in PATTERN_SET.items():
-            replica.register(pid, plans_of(name, induced))
+    gpu, cpu = loaded_replicas(rng, 60, 260)
     assert_same_static([gpu, cpu])
     for version in range(2, 5):
         execute_both([gpu, cpu], version, *mixed_batch(rng, cpu.graph.edges(), 60 + version, 30, 20))
@@ -268,12 +274,7 @@ def test_device_only_replica_equals_the_cpu_replica_across_batches_and_a_restore
 @needs_gpu
 def test_groups_routed_to_the_cpu_run_on_a_host_copy_made_on_first_use() -> None:
     rng = np.random.default_rng(23)
-    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
-    base = random_pairs(rng, 50, 220)
-    for replica in (gpu, cpu):
-        replica.apply_only(1, replica.normalize(base, None))
-        for pid, (name, induced) in PATTERN_SET.items():
-            replica.register(pid, plans_of(name, induced))
+    gpu, cpu = loaded_replicas(rng, 50, 220)
     ins, dele = mixed_batch(rng, cpu.graph.edges(), 50, 30, 20)
     execute_both([gpu, cpu], 2, ins, dele)
     assert gpu.backend._host is None
