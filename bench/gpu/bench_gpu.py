@@ -208,6 +208,7 @@ BALANCES = {
     "heavy": engine.Balance(split=False, unroll=False, steal=False),
     "split": engine.Balance(unroll=False, steal=False),
     "unroll": engine.Balance(steal=False),
+    "steal": engine.Balance(fill=False),
     "all": engine.Balance(),
 }
 
@@ -442,19 +443,16 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                         f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: gpu {got[1] * 1e3:9.2f} ms "
                         f"({got[1] / t_gpu:5.2f}x all) {balance_note(got[2])}{'' if same else '  MISMATCH'}"
                     )
-    # from-scratch recount of the final graph as the service runs it (degree-ordered relabelling,
-    # its time included), and a full CSR rebuild
+    # from-scratch recount of the final graph as the service runs it (cuda_engine.static_count, its
+    # relabelling included), and a full CSR rebuild
     for name in patterns:
         if out_of_time(args):
             break
         static = plans[name][1]
         try:
             t = tick()
-            ordered = engine.degree_ordered(g.view(), g.n)
-            tasks = engine.static_tasks(ordered, g.n, static)
-            total = engine.count_total(ordered, static, tasks, empty, budget_s=args.static_budget)
+            total = engine.static_count(g.view(), g.n, static, budget_s=args.static_budget)
             t = tick() - t
-            del ordered, tasks
             writer.writerow({**base, "pattern": name, "phase": "recount", "matches": total, "gpu_s": t})
             summary.setdefault((scale, name), {})["recount_s"] = t
             log(f"  recount {name:10s} {total:>16d} matches  {t * 1e3:10.1f} ms")

@@ -1,11 +1,14 @@
 """Static counts on the GPU against G2Miner / STMatch (issue 13), with the load-balance ablation (issue 19).
 
 For each graph (RMAT scale 20 generated on the device as in NOTES.md, wiki-Vote, email-Enron) and
-pattern: the whole-graph count on the degree-ordered relabelling (the service's recount path),
-kernel time (CUDA events around the launches, as G2Miner reports its time) and the whole call's
-wall time, best of `--repeats` runs after one warm run, and the ratio to the G2Miner / STMatch
-kernel times measured on the same H200 (NOTES.md).  `--ablation` times the other load-balance
-settings too (their counts must equal the default's: a row says MISMATCH otherwise).
+pattern: the whole-graph count as the service's recount runs it (`cuda_engine.static_count`: a
+degree relabelling, oriented for cliques, the diamond by its formula), kernel time (CUDA events
+around the launches, as G2Miner reports its time, which leaves out its own orientation) and the
+whole call's wall time (relabelling included), best of `--repeats` runs after one warm run, and
+the ratio to the G2Miner / STMatch kernel times measured on the same H200 (NOTES.md).
+`--ablation` times other settings too: the load-balance ones, and `plain` (neither orientation
+nor formulas) and `no-orient` / `no-formulas`; their counts must equal the default's (a row says
+MISMATCH otherwise).
 
     python bench/gpu/static_bench.py --out $OUT
 """
@@ -31,7 +34,6 @@ from bench_gpu import BALANCES, balance_note, log, rmat_gpu, tick  # noqa: E402
 
 from deltamatch.bench.graphs import load_graph  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.kernels.plan_table import empty_batch  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, static_plan  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
@@ -87,15 +89,25 @@ def device_graph(spec: str) -> tuple[GpuGraph, int]:
     return g, n
 
 
-def timed_count(ordered, plans, tasks, batch, balance, repeats: int, budget: float):
-    """(matches, best wall seconds, kernel seconds of that run, its stats) of count_total; a first
-    run over a second is its own measurement (no repeats)."""
+# Static-method variants beside the load-balance ones (BALANCES); "all" is the default of both.
+METHODS = {
+    "plain": engine.StaticMethods(orient=False, formulas=False),
+    "no-orient": engine.StaticMethods(orient=False),
+    "no-formulas": engine.StaticMethods(formulas=False),
+}
+
+
+def timed_count(g: GpuGraph, n: int, plans, variant: str, repeats: int, budget: float):
+    """(matches, best wall seconds, kernel seconds of that run, its stats) of static_count under
+    the variant; a first run over a second is its own measurement (no repeats)."""
+    methods = METHODS.get(variant, engine.StaticMethods())
+    balance = BALANCES.get(variant, BALANCES["all"])
     best = None
     for attempt in range(repeats + 1):
         stats = engine.KernelStats()
         t = tick()
-        total = engine.count_total(
-            ordered, plans, tasks, batch, balance=balance, stats=stats, budget_s=budget
+        total = engine.static_count(
+            g.view(), n, plans, methods=methods, balance=balance, stats=stats, budget_s=budget
         )
         took = tick() - t
         if attempt > 0 or took > 1.0:
@@ -110,7 +122,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--graphs", default="wiki-Vote,email-Enron,rmat:20")
     ap.add_argument("--patterns", default="triangle,4-clique,diamond,4-cycle,house")
-    ap.add_argument("--ablation", default="none,heavy,split,unroll", help="balance settings besides 'all'")
+    ap.add_argument("--ablation", default="plain,none,heavy,split,unroll",
+                    help="settings besides 'all': balance ones and " + ",".join(METHODS))
     ap.add_argument("--ablation-graphs", default="rmat:20", help="graphs the ablation runs on")
     ap.add_argument("--ablation-patterns", default="triangle,4-clique,diamond", help="patterns it runs on")
     ap.add_argument("--repeats", type=int, default=3)
@@ -133,16 +146,12 @@ def main() -> int:
         writer.writeheader()
         for spec in args.graphs.split(","):
             g, n = device_graph(spec)
-            ordered = engine.degree_ordered(g.view(), n)
             info = {"graph": spec, "vertices": n, "edges": g.num_edges, "max_degree": int(g.degree.max())}
             log(f"{spec}: {n} vertices, {g.num_edges} edges, max degree {info['max_degree']}")
-            batch = engine.device_batch(empty_batch(n))
             for name in args.patterns.split(","):
                 if f"{spec}/{name}" in skip:
                     continue
                 plans = compile_plans(parse_pattern(name), [static_plan(parse_pattern(name))])
-                dplans = engine.device_plans(plans)
-                tasks = engine.static_tasks(ordered, n, dplans)
                 variants = ["all"] + (
                     [v for v in args.ablation.split(",") if v]
                     if spec in args.ablation_graphs.split(",") and name in args.ablation_patterns.split(",")
@@ -160,7 +169,7 @@ def main() -> int:
                     }
                     try:
                         total, secs, kernel_s, stats = timed_count(
-                            ordered, dplans, tasks, batch, BALANCES[variant], args.repeats, args.budget
+                            g, n, plans, variant, args.repeats, args.budget
                         )
                     except engine.DeadlineExceeded:
                         writer.writerow({**row, "note": f"over {args.budget} s"})
@@ -192,7 +201,7 @@ def main() -> int:
                         f"(call {secs * 1e3:10.3f} ms)  {versus}  "
                         f"{balance_note(stats)}"
                     )
-            del g, ordered
+            del g
             cp.get_default_memory_pool().free_all_blocks()
     (out / "gpu-static-meta.json").write_text(json.dumps(meta, indent=1))
     return 0

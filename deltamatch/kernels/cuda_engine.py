@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList, empty_batch
 
 KERNEL_DIR = Path(__file__).resolve().parent
 WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
@@ -84,16 +84,18 @@ def kernel(module_name: str, function: str):
 
 def warm_up() -> None:
     """Compile every kernel module now (worker start) rather than on the first batch."""
-    for name in ("match.cu", "graph.cu"):
+    for name in ("match.cu", "graph.cu", "formulas.cu"):
         module(name)
 
 
 class DeviceGraph(NamedTuple):
-    """GraphView with CuPy arrays (same row layout)."""
+    """GraphView with CuPy arrays (same row layout); `oriented`: row v holds only the neighbours of
+    higher id (`degree_oriented`), which only clique plans may run on (`orientable`)."""
 
     offsets: Any
     degree: Any
     pool: Any
+    oriented: bool = False
 
 
 class DeviceBatch(NamedTuple):
@@ -216,6 +218,8 @@ class Balance:
     steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).
+    fill (with steal): the first launch gets every resident warp, not one per task, so that a
+    batch of fewer tasks than warps still has warps to join its long lists.
     """
 
     heavy_first: bool = True
@@ -225,9 +229,10 @@ class Balance:
     unroll: bool = True
     steal: bool = True
     share_pairs: int = 2048
+    fill: bool = True
 
 
-NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False)
+NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False)
 AUTO_CHUNK_SHARE = 4  # deferred chunks per resident warp when the chunk size is automatic
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 # The kernel's DM_ST_* slots.
@@ -308,31 +313,33 @@ def scratch_ints(width: int, k: int) -> int:
     return slots + 4 * width + 2
 
 
-def resident_blocks(function: str = "match_tasks") -> int:
-    """Blocks of a match.cu kernel the device holds at once (register-limited occupancy)."""
-    return _resident_blocks(cupy().cuda.Device().id, function)
+def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
+    """Blocks of 256 threads of a kernel the device holds at once (register-limited occupancy)."""
+    return _resident_blocks(cupy().cuda.Device().id, module_name, function)
 
 
 @functools.cache
-def _resident_blocks(device: int, function: str) -> int:
+def _resident_blocks(device: int, module_name: str, function: str) -> int:
     cp = cupy()
-    fn = kernel("match.cu", function)
+    fn = kernel(module_name, function)
     threads = WARPS_PER_BLOCK * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
     return per_sm * cp.cuda.Device(device).attributes["MultiProcessorCount"]
 
 
 def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
-                 tasks_per_warp: int = 1) -> Launch:
+                 tasks_per_warp: int = 1, fill: bool = False) -> Launch:
     """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
-    enough that the queue balances (at least `tasks_per_warp`, what one warp step takes)."""
+    enough that the queue balances (at least `tasks_per_warp`, what one warp step takes).  Without
+    `fill`, no more warps than there are tasks; with it (work sharing: warps left without a task
+    join the others' pair lists), every resident warp."""
     cp = cupy()
     pool = cp.get_default_memory_pool()
     free = cp.cuda.Device().mem_info[0] + pool.free_bytes()
     if pool.get_limit():  # CUPY_GPU_MEMORY_LIMIT: workers sharing a card each keep to their share
         free = min(free, pool.get_limit() - pool.total_bytes() + pool.free_bytes())
     by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
-    wanted = -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
+    wanted = resident_blocks(function) if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
     blocks = max(1, min(resident_blocks(function), wanted, by_memory))
     warps = blocks * WARPS_PER_BLOCK
     chunk = max(1, min(16, n_tasks // (warps * 64 * tasks_per_warp))) * tasks_per_warp
@@ -458,7 +465,7 @@ class _MatchRun:
             (shape.blocks,), (WARPS_PER_BLOCK * 32,),
             (g.offsets, g.degree, g.pool,
              p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
-             np.int32(p.k), np.int32(p.induced), np.int32(self.balance.unroll),
+             np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
              self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
              np.int32(phase), np.int64(first), np.int64(last),
              b.slot, b.ptr, b.partner, b.rank,
@@ -501,7 +508,7 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     flat = plans.k == 3 and balance.unroll and out is None
     shared = plans.k >= 4 and balance.unroll and balance.steal and out is None
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
-    shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1)
+    shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
     defer = balance.split and out is None and plans.k >= 4
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
@@ -599,17 +606,23 @@ def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, t
     return out
 
 
-def static_tasks(graph: DeviceGraph, num_vertices: int, plans: PlanTable | DevicePlans) -> DeviceTasks:
-    """TaskList.static of the device graph's edges, built on the device, minus the orientations
-    that plan 0's seed constraint rejects anyway (same counts, half the tasks)."""
+def edge_ends(graph: DeviceGraph, num_vertices: int):
+    """(src, dst) of every entry of the rows of vertices 0 .. num_vertices-1, in row order (int64)."""
     cp = cupy()
-    p = _plans(plans)
     deg = graph.degree[:num_vertices].astype(cp.int64)
     row_end = cp.cumsum(deg)
     total = int(row_end[-1]) if num_vertices else 0
     item = cp.arange(total, dtype=cp.int64)
     src = cp.searchsorted(row_end, item, side="right")
-    dst = graph.pool[graph.offsets[src] + item - (row_end - deg)[src]]
+    return src, graph.pool[graph.offsets[src] + item - (row_end - deg)[src]].astype(cp.int64)
+
+
+def static_tasks(graph: DeviceGraph, num_vertices: int, plans: PlanTable | DevicePlans) -> DeviceTasks:
+    """TaskList.static of the device graph's edges, built on the device, minus the orientations
+    that plan 0's seed constraint rejects anyway (same counts, half the tasks)."""
+    cp = cupy()
+    p = _plans(plans)
+    src, dst = edge_ends(graph, num_vertices)
     lt, gt = (int(x) for x in cp.stack([p.lt[1], p.gt[1]]).get())
     if lt & 1:
         keep = dst < src
@@ -620,23 +633,118 @@ def static_tasks(graph: DeviceGraph, num_vertices: int, plans: PlanTable | Devic
     return DeviceTasks(src.astype(cp.int32), dst.astype(cp.int32), None, None)
 
 
-def degree_ordered(graph: DeviceGraph, num_vertices: int) -> DeviceGraph:
-    """The same graph relabelled so that ids ascend with degree (ties by id), as a slack-free
-    CSR.  Counts are label-independent, so a static count may run on it: with ids in degree
-    order the symmetry bounds (later positions hold larger ids) leave a hub only its few
-    higher-degree neighbours to scan, the usual degree orientation of static counting."""
+def _ranked_pairs(graph: DeviceGraph, num_vertices: int):
+    """The key rank[src] << 32 | rank[dst] of every directed pair of the graph (unsorted), rank[v]
+    being v's id in the degree relabelling (ids ascending in degree, ties by id)."""
     cp = cupy()
     deg = graph.degree[:num_vertices].astype(cp.int64)
     rank = cp.empty(num_vertices, dtype=cp.int64)
     rank[cp.argsort(deg * num_vertices + cp.arange(num_vertices, dtype=cp.int64))] = cp.arange(
         num_vertices, dtype=cp.int64)
-    row_end = cp.cumsum(deg)
-    total = int(row_end[-1]) if num_vertices else 0
-    item = cp.arange(total, dtype=cp.int64)
-    src = cp.searchsorted(row_end, item, side="right")
-    dst = graph.pool[graph.offsets[src] + item - (row_end - deg)[src]].astype(cp.int64)
-    key = (rank[src] << 32) | rank[dst]
+    src, dst = edge_ends(graph, num_vertices)
+    return (rank[src] << 32) | rank[dst]
+
+
+def _csr(key, num_vertices: int, oriented: bool) -> DeviceGraph:
+    """The slack-free CSR of sorted pair keys (src << 32 | dst)."""
+    cp = cupy()
     key.sort()
-    new_deg = deg[cp.argsort(rank)].astype(cp.int32)
+    src = key >> 32
+    new_deg = cp.bincount(src, minlength=num_vertices).astype(cp.int32)
     offsets = cp.cumsum(new_deg, dtype=cp.int64) - new_deg
-    return DeviceGraph(offsets, new_deg, (key & 0xFFFFFFFF).astype(cp.int32))
+    return DeviceGraph(offsets, new_deg, (key & 0xFFFFFFFF).astype(cp.int32), oriented)
+
+
+def degree_ordered(graph: DeviceGraph, num_vertices: int) -> DeviceGraph:
+    """The same graph relabelled so that ids ascend with degree (ties by id), as a slack-free
+    CSR.  Counts are label-independent, so a static count may run on it: with ids in degree
+    order the symmetry bounds (later positions hold larger ids) leave a hub only its few
+    higher-degree neighbours to scan, the usual degree orientation of static counting."""
+    return _csr(_ranked_pairs(graph, num_vertices), num_vertices, False)
+
+
+def degree_oriented(graph: DeviceGraph, num_vertices: int) -> DeviceGraph:
+    """`degree_ordered` keeping in row v only the neighbours of higher id (G2Miner's degree
+    orientation, a DAG): every edge once, rows of at most about sqrt(2m) entries."""
+    key = _ranked_pairs(graph, num_vertices)
+    return _csr(key[(key >> 32) < (key & 0xFFFFFFFF)], num_vertices, True)
+
+
+def orientable(plans: PlanTable) -> bool:
+    """Whether the (static, one-plan) table may run on the oriented graph: a clique whose every
+    position must hold a larger id than all earlier ones, so that every candidate lies in the
+    oriented row of each matched neighbour."""
+    k = plans.k
+    if plans.order.shape[0] != 1:
+        return False
+    lower = np.tril(np.ones((k, k), dtype=bool), -1)
+    return bool(np.all(plans.conn[0][lower] == 1) and np.all(plans.cmp[0][lower] == 1))
+
+
+def diamond_formula(plans: PlanTable) -> bool:
+    """Whether the (static, one-plan) table counts edge-induced diamonds seeded at the chord, each
+    once: positions 0, 1 the chord, 2 and 3 both adjacent to it and not required adjacent (so the
+    count of a chord (u, v) is C(|N(u) & N(v)|, 2), `LAST_PAIRS`)."""
+    if plans.k != 4 or plans.induced or plans.order.shape[0] != 1 or int(plans.last_two[0]) != LAST_PAIRS:
+        return False
+    diamond = np.array([[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=plans.conn.dtype)
+    return bool(np.array_equal(plans.conn[0], diamond))
+
+
+def edge_triangles(oriented: DeviceGraph, src) -> Any:
+    """uint32 triangles through every edge of the oriented graph, edge e being pool slot e from
+    src[e] (formulas.cu)."""
+    cp = cupy()
+    n_edges = int(oriented.pool.shape[0])
+    tri = cp.zeros(max(n_edges, 1), dtype=cp.uint32)
+    if n_edges:
+        queue = cp.zeros(1, dtype=cp.uint64)
+        fn = kernel("formulas.cu", "edge_triangles")
+        blocks = min(resident_blocks("edge_triangles", "formulas.cu"), -(-n_edges // 256))
+        fn((blocks,), (256,),
+           (oriented.offsets, oriented.degree, oriented.pool, src, np.int64(n_edges), queue, tri))
+    return tri[:n_edges]
+
+
+@dataclass(frozen=True)
+class StaticMethods:
+    """How a whole-graph count runs (each a switch, so that its gain shows on and off).
+
+    orient: cliques run on the degree-oriented graph (`degree_oriented`) instead of the
+    degree-ordered one with both directions of every edge.
+    formulas: the edge-induced diamond is the sum over edges of C(t, 2), t the edge's triangles
+    (`edge_triangles`), instead of a match run.
+    """
+
+    orient: bool = True
+    formulas: bool = True
+
+
+def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: int = 0, parts: int = 1, *,
+                 methods: StaticMethods = StaticMethods(), balance: Balance = Balance(),
+                 stats: KernelStats | None = None, budget_s: float | None = None) -> int:
+    """The matches of a whole-graph count of a static plan table found from the seed edges
+    part::parts (a share of the count: the shares of parts 0 .. parts-1 sum to the count), on a
+    relabelling of `graph` (counts do not depend on labels)."""
+    cp = cupy()
+    if methods.formulas and diamond_formula(plans):
+        oriented = degree_oriented(graph, num_vertices)
+        src, _ = edge_ends(oriented, num_vertices)
+        began, ended = cp.cuda.Event(), cp.cuda.Event()
+        began.record()
+        tri = edge_triangles(oriented, src.astype(cp.int32))[part::parts].astype(cp.int64)
+        total = int((tri * (tri - 1) // 2).sum())
+        ended.record()
+        ended.synchronize()
+        if stats is not None:
+            stats.kernel_s += cp.cuda.get_elapsed_time(began, ended) / 1e3
+            stats.tasks += int(tri.shape[0])
+        return total
+    relabel = degree_oriented if methods.orient and orientable(plans) else degree_ordered
+    ordered = relabel(graph, num_vertices)
+    tasks = static_tasks(ordered, num_vertices, plans)
+    share = DeviceTasks(tasks.u[part::parts], tasks.v[part::parts], None, None)
+    if share.size == 0:
+        return 0
+    return count_total(ordered, plans, share, device_batch(empty_batch(num_vertices)), balance=balance,
+                       stats=stats, budget_s=budget_s)

@@ -85,6 +85,9 @@ struct Ctx {
     int n_iso;
     int k;
     bool induced;
+    // Rows hold only higher ids (degree orientation, static clique counts): adjacency is looked up
+    // in the lower endpoint's row.
+    bool oriented;
     bool check_other;
     bool unroll;
     // Plan p, position l (index p * 8 + l): bit j set when position j is a pattern neighbour
@@ -195,9 +198,10 @@ __device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n,
     return lo < n && row[lo] == x;
 }
 
-// Is w (degree dw) adjacent to x (degree dx, row at ox)?  Searches the smaller row.
+// Is w (degree dw) adjacent to x (degree dx, row at ox)?  Searches the smaller row, or, oriented,
+// the row of the lower id (the only one that can hold the other).
 __device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int dx, dm_i64 ox, Stats& st) {
-    if (dw <= dx) {
+    if (c.oriented ? w < x : dw <= dx) {
         return row_contains(c.pool + c.off[w], dw, x, st);
     }
     return row_contains(c.pool + ox, dx, w, st);
@@ -1020,7 +1024,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 #define DM_MATCH_PARAMS                                                                                   \
     const dm_i64 *offsets, const int *degree, const int *pool,                                          \
     const int *order, const int *conn, const int *lt, const int *gt, const int *dep, const int *base,   \
-    const int *last_two, int k, int induced, int unroll,                                                \
+    const int *last_two, int k, int induced, int oriented, int unroll,                                  \
     const int *tu, const int *tv, const int *tr, const int *tp, const dm_i64 *perm,                     \
     int phase, dm_i64 first, dm_i64 n_tasks,                                                            \
     const int *b_slot, const dm_i64 *b_ptr, const int *b_partner, const int *b_rank,                    \
@@ -1034,7 +1038,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags,                 \
     dm_u64 *board, dm_i64 share_pairs, dm_u64 *active
 #define DM_MATCH_ARGS                                                                                     \
-    offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, unroll,                \
+    offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
@@ -1078,6 +1082,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.n_iso = n_iso;
     c.k = k;
     c.induced = induced != 0;
+    c.oriented = oriented != 0;
     c.check_other = check_other != 0;
     c.unroll = unroll != 0;
     c.conn = conn;

@@ -19,7 +19,7 @@ import numpy as np
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import by_source
-from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList, empty_batch
+from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import (
     DynamicGraph,
@@ -34,6 +34,9 @@ LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
 UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
+FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every resident warp launched
+ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
+FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
 
 
 def _switch(env: dict, name: str) -> bool:
@@ -44,11 +47,12 @@ def _switch(env: dict, name: str) -> bool:
 
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
-    """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL and DELTAMATCH_GPU_STEAL select
-    (defaults: all on)."""
+    """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL and
+    DELTAMATCH_GPU_FILL select (defaults: all on)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
-    switches = {"unroll": _switch(env, UNROLL_ENV), "steal": _switch(env, STEAL_ENV)}
+    switches = {name: _switch(env, var) for name, var in
+                (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("fill", FILL_ENV))}
     if split == "auto":
         return engine.Balance(**switches)
     try:
@@ -60,6 +64,12 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     if chunk == 0:
         return engine.Balance(split=False, **switches)
     return engine.Balance(chunk=chunk, **switches)
+
+
+def static_methods_from_env(env: dict | None = None) -> engine.StaticMethods:
+    """The StaticMethods that DELTAMATCH_GPU_ORIENT and DELTAMATCH_GPU_FORMULAS select (defaults: on)."""
+    env = os.environ if env is None else env
+    return engine.StaticMethods(orient=_switch(env, ORIENT_ENV), formulas=_switch(env, FORMULAS_ENV))
 
 
 def cuda_available() -> bool:
@@ -325,10 +335,12 @@ class CudaBackend:
 
     name = "cuda"
 
-    def __init__(self, balance: engine.Balance | None = None) -> None:
+    def __init__(self, balance: engine.Balance | None = None,
+                 static_methods: engine.StaticMethods | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
         self.balance = balance if balance is not None else balance_from_env()
+        self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
         engine.warm_up()
         self.graph = CudaGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
@@ -406,16 +418,10 @@ class CudaBackend:
 
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
         """Matches of a whole-graph count found from the edges part::parts (a static plan), counted
-        on the degree-ordered relabelling of the device graph: with ids ascending in degree the
-        symmetry bounds leave a hub only its higher-degree neighbours (degree orientation)."""
-        n = len(self.graph.vertices)
-        ordered = engine.degree_ordered(self.device.view(), n)
-        tasks = engine.static_tasks(ordered, n, plans)
-        share = engine.DeviceTasks(tasks.u[part::parts], tasks.v[part::parts], None, None)
-        if share.size == 0:
-            return 0
-        return engine.count_total(ordered, plans, share, engine.device_batch(empty_batch(n)),
-                                  balance=self.balance)
+        on a degree relabelling of the device graph (`cuda_engine.static_count`: cliques on the
+        oriented graph, the diamond by its formula, the rest with ids ascending in degree)."""
+        return engine.static_count(self.device.view(), len(self.graph.vertices), plans, part, parts,
+                                   methods=self.static_methods, balance=self.balance)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView, counts: np.ndarray,
              check_other: bool) -> np.ndarray:

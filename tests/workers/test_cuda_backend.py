@@ -7,12 +7,18 @@ import numpy as np
 import pytest
 
 from deltamatch.kernels import row_layout
-from deltamatch.kernels.cuda_engine import Balance
+from deltamatch.kernels.cuda_engine import Balance, StaticMethods
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.actor import Worker
-from deltamatch.workers.cuda_backend import CudaBackend, CudaGraph, balance_from_env, cuda_available
+from deltamatch.workers.cuda_backend import (
+    CudaBackend,
+    CudaGraph,
+    balance_from_env,
+    cuda_available,
+    static_methods_from_env,
+)
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features, pair_features
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, PatternPlans
@@ -36,8 +42,21 @@ def test_steal_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_STEAL": "0"}) == Balance(steal=False)
 
 
+def test_fill_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_FILL": "0"}) == Balance(fill=False)
+
+
+def test_static_method_switches() -> None:
+    assert static_methods_from_env({}) == StaticMethods()
+    assert static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "0"}) == StaticMethods(orient=False)
+    assert static_methods_from_env({"DELTAMATCH_GPU_FORMULAS": "0"}) == StaticMethods(formulas=False)
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_ORIENT"):
+        static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "no"})
+
+
 @pytest.mark.parametrize("env", [{"DELTAMATCH_GPU_SPLIT": "-1"}, {"DELTAMATCH_GPU_SPLIT": "many"},
-                                 {"DELTAMATCH_GPU_UNROLL": "yes"}, {"DELTAMATCH_GPU_STEAL": "2"}])
+                                 {"DELTAMATCH_GPU_UNROLL": "yes"}, {"DELTAMATCH_GPU_STEAL": "2"},
+                                 {"DELTAMATCH_GPU_FILL": "x"}])
 def test_bad_values_are_refused(env: dict) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_"):
         balance_from_env(env)

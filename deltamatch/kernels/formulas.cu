@@ -1,0 +1,85 @@
+// Whole-graph counts by formula, over the degree-oriented graph (row v holds the neighbours of
+// higher rank only, slack-free: edge e is pool slot e, from src[e] to pool[e]).
+//
+// edge_triangles: t[e], the triangles through every edge e.  Each triangle u < v < w is found once,
+// at its edge (u, v), as a member w of N+(u) & N+(v), and counted on its three edges: (u, v), and
+// the two slots where w was found, one in each row.  The edge-induced diamond count is then the
+// sum over edges of C(t[e], 2) (a diamond is two triangles sharing its chord), the triangle count
+// the sum of t[e] over 3.
+//
+// Thirty-two edges at a time per warp, lane i holding edge e0 + i, their intersections as one flat
+// list of items spread over the lanes (as match.cu's flat task loop): a member of the shorter of
+// the two rows, searched in the other.
+#include "dm_common.cuh"
+
+#define DM_FORMULA_WARPS 8
+
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32)
+edge_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const int* __restrict__ pool,
+               const int* __restrict__ src, dm_i64 n_edges, unsigned long long* __restrict__ queue,
+               unsigned* __restrict__ tri) {
+    __shared__ unsigned found[DM_FORMULA_WARPS][32];
+    const int lane = threadIdx.x & 31;
+    unsigned* mine = found[threadIdx.x >> 5];
+    while (true) {
+        unsigned long long grab = 0;
+        if (lane == 0) {
+            grab = atomicAdd(queue, 32ull);
+        }
+        const dm_i64 e0 = (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0);
+        if (e0 >= n_edges) {
+            break;
+        }
+        const dm_i64 e = e0 + lane;
+        dm_i64 a_off = 0, b_off = 0;
+        int a_len = 0, b_len = 0;
+        if (e < n_edges) {
+            const int u = src[e];
+            const int v = pool[e];
+            const int du = deg[u];
+            const int dv = deg[v];
+            const bool u_first = du <= dv;
+            a_off = off[u_first ? u : v];
+            b_off = off[u_first ? v : u];
+            a_len = u_first ? du : dv;
+            b_len = u_first ? dv : du;
+        }
+        int end = a_len;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(DM_FULL_MASK, end, d);
+            if (lane >= d) {
+                end += y;
+            }
+        }
+        const int items = __shfl_sync(DM_FULL_MASK, end, 31);
+        mine[lane] = 0;
+        __syncwarp();
+        for (int f0 = 0; f0 < items; f0 += 32) {
+            const int f = f0 + lane;
+            int owner = 0;  // the first lane whose items end past f
+            for (int step = 16; step >= 1; step >>= 1) {
+                if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
+                    owner += step;
+                }
+            }
+            const int start = __shfl_sync(DM_FULL_MASK, end - a_len, owner);
+            const dm_i64 o_a = __shfl_sync(DM_FULL_MASK, a_off, owner);
+            const dm_i64 o_b = __shfl_sync(DM_FULL_MASK, b_off, owner);
+            const int o_blen = __shfl_sync(DM_FULL_MASK, b_len, owner);
+            if (f < items) {
+                const dm_i64 at = o_a + (f - start);
+                const int j = dm_lower_bound(pool + o_b, o_blen, pool[at]);
+                if (j < o_blen && pool[o_b + j] == pool[at]) {
+                    atomicAdd(mine + owner, 1u);
+                    atomicAdd(tri + at, 1u);
+                    atomicAdd(tri + o_b + j, 1u);
+                }
+            }
+        }
+        __syncwarp();
+        if (e < n_edges && mine[lane] != 0) {
+            atomicAdd(tri + e, mine[lane]);
+        }
+        __syncwarp();
+    }
+}
