@@ -327,18 +327,25 @@ def _resident_blocks(device: int, module_name: str, function: str) -> int:
     return per_sm * cp.cuda.Device(device).attributes["MultiProcessorCount"]
 
 
+def free_bytes() -> int:
+    """Device memory this process may still allocate: the card's free memory and the pool's cached
+    blocks, within CuPy's pool limit (CUPY_GPU_MEMORY_LIMIT: workers sharing a card each keep to
+    their share)."""
+    cp = cupy()
+    pool = cp.get_default_memory_pool()
+    free = cp.cuda.Device().mem_info[0] + pool.free_bytes()
+    if pool.get_limit():
+        free = min(free, pool.get_limit() - pool.total_bytes() + pool.free_bytes())
+    return int(free)
+
+
 def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
                  tasks_per_warp: int = 1, fill: bool = False) -> Launch:
     """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
     enough that the queue balances (at least `tasks_per_warp`, what one warp step takes).  Without
     `fill`, no more warps than there are tasks; with it (work sharing: warps left without a task
     join the others' pair lists), every resident warp."""
-    cp = cupy()
-    pool = cp.get_default_memory_pool()
-    free = cp.cuda.Device().mem_info[0] + pool.free_bytes()
-    if pool.get_limit():  # CUPY_GPU_MEMORY_LIMIT: workers sharing a card each keep to their share
-        free = min(free, pool.get_limit() - pool.total_bytes() + pool.free_bytes())
-    by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
+    by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
     wanted = resident_blocks(function) if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
     blocks = max(1, min(resident_blocks(function), wanted, by_memory))
     warps = blocks * WARPS_PER_BLOCK
@@ -706,14 +713,63 @@ def edge_triangles(oriented: DeviceGraph, src) -> Any:
     return tri[:n_edges]
 
 
+def cycle_formula(plans: PlanTable) -> bool:
+    """Whether the (static, one-plan) table counts edge-induced 4-cycles (every position adjacent to
+    exactly two others: on four vertices, a 4-cycle), which `four_cycles` counts by formula."""
+    return (plans.k == 4 and not plans.induced and plans.order.shape[0] == 1
+            and bool(np.all(plans.conn[0].sum(axis=1) == 2)))
+
+
+CYCLE_ITEMS_PER_BLOCK = 4  # four_cycles: a hub's wedges are cut so that each block gets about this many items
+MIN_CYCLE_ITEM_COST = 4096  # ... but no item of fewer estimated wedges than this
+
+
+def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: int = 1,
+                min_item_cost: int = MIN_CYCLE_ITEM_COST) -> int:
+    """The edge-induced 4-cycles whose highest vertex u is one of part::parts of the degree-ordered
+    graph (formulas.cu: four_cycles).  A vertex's wedges are estimated as the sum of deg(v) over its
+    lower neighbours v; a costly vertex is cut into items by ranges of w (of at least
+    `min_item_cost` wedges), costliest first."""
+    cp = cupy()
+    n = num_vertices
+    src, dst = edge_ends(ordered, n)
+    lower = dst < src
+    cost = cp.bincount(src[lower], weights=ordered.degree[dst[lower]].astype(cp.float64), minlength=n)
+    us = cp.arange(part, n, parts, dtype=cp.int64)
+    us = us[cost[us] > 0]
+    if us.shape[0] == 0:
+        return 0
+    fn = kernel("formulas.cu", "four_cycles")
+    by_memory = int(free_bytes() * SCRATCH_SHARE) // (4 * max(n, 1))
+    blocks = max(1, min(resident_blocks("four_cycles", "formulas.cu"), by_memory))
+    target = max(min_item_cost, float(cost[us].sum()) / (blocks * CYCLE_ITEMS_PER_BLOCK))
+    pieces = cp.minimum(cp.ceil(cost[us] / target), us).astype(cp.int64)  # at most u ids below u
+    ends = cp.cumsum(pieces)
+    n_items = int(ends[-1])
+    at = cp.arange(n_items, dtype=cp.int64)
+    owner = cp.searchsorted(ends, at, side="right")
+    u = us[owner]
+    j = at - (ends - pieces)[owner]
+    p = pieces[owner]
+    lo, hi = u * j // p, u * (j + 1) // p
+    order = cp.argsort(-(cost[u] / p))
+    wedges = cp.zeros(blocks * n, dtype=cp.uint32)
+    queue, total = cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.uint64)
+    fn((blocks,), (256,), (ordered.offsets, ordered.degree, ordered.pool, u[order].astype(cp.int32),
+                           lo[order].astype(cp.int32), hi[order].astype(cp.int32), np.int64(n_items),
+                           np.int64(n), queue, wedges, total))
+    return int(total.get()[0])
+
+
 @dataclass(frozen=True)
 class StaticMethods:
     """How a whole-graph count runs (each a switch, so that its gain shows on and off).
 
     orient: cliques run on the degree-oriented graph (`degree_oriented`) instead of the
     degree-ordered one with both directions of every edge.
-    formulas: the edge-induced diamond is the sum over edges of C(t, 2), t the edge's triangles
-    (`edge_triangles`), instead of a match run.
+    formulas: instead of a match run, the edge-induced diamond is the sum over edges of C(t, 2),
+    t the edge's triangles (`edge_triangles`), and the edge-induced 4-cycle is counted from
+    oriented wedges (`four_cycles`).
     """
 
     orient: bool = True
@@ -723,28 +779,42 @@ class StaticMethods:
 def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: int = 0, parts: int = 1, *,
                  methods: StaticMethods = StaticMethods(), balance: Balance = Balance(),
                  stats: KernelStats | None = None, budget_s: float | None = None) -> int:
-    """The matches of a whole-graph count of a static plan table found from the seed edges
-    part::parts (a share of the count: the shares of parts 0 .. parts-1 sum to the count), on a
-    relabelling of `graph` (counts do not depend on labels)."""
-    cp = cupy()
+    """The matches of a whole-graph count of a static plan table found from the seeds part::parts
+    (a share of the count: the shares of parts 0 .. parts-1 sum to the count), on a degree
+    relabelling of `graph` (counts do not depend on labels).  `stats` gets the device time of the
+    count (relabelling left out, as G2Miner reports its time); formula counts take no budget."""
+    n = num_vertices
     if methods.formulas and diamond_formula(plans):
-        oriented = degree_oriented(graph, num_vertices)
-        src, _ = edge_ends(oriented, num_vertices)
-        began, ended = cp.cuda.Event(), cp.cuda.Event()
-        began.record()
-        tri = edge_triangles(oriented, src.astype(cp.int32))[part::parts].astype(cp.int64)
-        total = int((tri * (tri - 1) // 2).sum())
-        ended.record()
-        ended.synchronize()
-        if stats is not None:
-            stats.kernel_s += cp.cuda.get_elapsed_time(began, ended) / 1e3
-            stats.tasks += int(tri.shape[0])
-        return total
+        oriented = degree_oriented(graph, n)
+        src, _ = edge_ends(oriented, n)
+        src = src.astype(cupy().int32)
+
+        def diamonds() -> int:
+            tri = edge_triangles(oriented, src)[part::parts].astype(cupy().int64)
+            return int((tri * (tri - 1) // 2).sum())
+
+        return _timed(diamonds, stats)
+    if methods.formulas and cycle_formula(plans):
+        ordered = degree_ordered(graph, n)
+        return _timed(lambda: four_cycles(ordered, n, part, parts), stats)
     relabel = degree_oriented if methods.orient and orientable(plans) else degree_ordered
-    ordered = relabel(graph, num_vertices)
-    tasks = static_tasks(ordered, num_vertices, plans)
+    ordered = relabel(graph, n)
+    tasks = static_tasks(ordered, n, plans)
     share = DeviceTasks(tasks.u[part::parts], tasks.v[part::parts], None, None)
     if share.size == 0:
         return 0
-    return count_total(ordered, plans, share, device_batch(empty_batch(num_vertices)), balance=balance,
+    return count_total(ordered, plans, share, device_batch(empty_batch(n)), balance=balance,
                        stats=stats, budget_s=budget_s)
+
+
+def _timed(count, stats: KernelStats | None) -> int:
+    """count(), its device time (CUDA events) added to `stats`."""
+    cp = cupy()
+    began, ended = cp.cuda.Event(), cp.cuda.Event()
+    began.record()
+    total = count()
+    ended.record()
+    ended.synchronize()
+    if stats is not None:
+        stats.kernel_s += cp.cuda.get_elapsed_time(began, ended) / 1e3
+    return total

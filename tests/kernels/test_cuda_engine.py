@@ -346,3 +346,17 @@ def test_edge_triangles_equal_networkx_per_edge() -> None:
     want = [len(set(nxg[u]) & set(nxg[v])) for u, v in pairs]
     np.testing.assert_array_equal(tri, want)
     assert tri.sum() == sum(nx.triangles(nxg).values()) > 0  # each triangle on its 3 edges
+
+
+@pytest.mark.parametrize("min_item_cost", [1, 4096])
+def test_four_cycles_equal_cpu_engine_with_hubs_cut_into_items(min_item_cost: int) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(7), 400, 3000, hubs=4))
+    n = len(g.vertices)
+    pat = plans_of("4-cycle", False).static
+    static = TaskList.static(g.internal_edges())
+    want = int(cpu_engine.count_tasks(g.view(), pat, static, empty_batch(n)).sum())
+    ordered = cuda_engine.degree_ordered(cuda_engine.device_graph(g.view()), n)
+    got = [cuda_engine.four_cycles(ordered, n, part, 2, min_item_cost=min_item_cost) for part in range(2)]
+    assert sum(got) == want > 0

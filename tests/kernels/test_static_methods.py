@@ -7,7 +7,7 @@ import pytest
 
 from deltamatch.kernels import cuda_engine
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
-from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
+from deltamatch.scheduler.plans import compile_plans, static_plan
 
 CLIQUES = {"triangle", "4-clique", "5-clique"}
 
@@ -29,8 +29,7 @@ def test_only_the_edge_induced_diamond_counts_by_formula(name: str, induced: boo
     assert cuda_engine.diamond_formula(static_table(name, induced)) == (name == "diamond" and not induced)
 
 
-@pytest.mark.parametrize("name", ["triangle", "4-clique", "diamond"])
-def test_batch_plan_tables_take_neither_static_method(name: str) -> None:
-    pattern = parse_pattern(name)
-    batch = compile_plans(pattern, shared_plans(pattern))
-    assert not cuda_engine.orientable(batch) and not cuda_engine.diamond_formula(batch)
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_only_the_edge_induced_4_cycle_counts_by_wedges(name: str, induced: bool) -> None:
+    assert cuda_engine.cycle_formula(static_table(name, induced)) == (name == "4-cycle" and not induced)
