@@ -6,9 +6,9 @@ degree relabelling, oriented for cliques, the diamond by its formula), kernel ti
 around the launches, as G2Miner reports its time, which leaves out its own orientation) and the
 whole call's wall time (relabelling included), best of `--repeats` runs after one warm run, and
 the ratio to the G2Miner / STMatch kernel times measured on the same H200 (NOTES.md).
-`--ablation` times other settings too: the load-balance ones, and `plain` (neither orientation
-nor formulas) and `no-orient` / `no-formulas`; their counts must equal the default's (a row says
-MISMATCH otherwise).
+`--ablation` times other settings too: the load-balance ones, and `plain` (no orientation, bit
+matrices or formulas), `no-orient`, `no-clique-bits`, `no-formulas`; their counts must equal the
+default's (a row says MISMATCH otherwise).
 
     python bench/gpu/static_bench.py --out $OUT
 """
@@ -91,8 +91,9 @@ def device_graph(spec: str) -> tuple[GpuGraph, int]:
 
 # Static-method variants beside the load-balance ones (BALANCES); "all" is the default of both.
 METHODS = {
-    "plain": engine.StaticMethods(orient=False, formulas=False),
+    "plain": engine.StaticMethods(orient=False, clique_bits=False, formulas=False),
     "no-orient": engine.StaticMethods(orient=False),
+    "no-clique-bits": engine.StaticMethods(clique_bits=False),
     "no-formulas": engine.StaticMethods(formulas=False),
 }
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -249,7 +251,8 @@ class KernelStats:
     utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
     pieces they were cut into; published: pair lists opened for sharing; joins: lists an idle warp
     joined; shared: pairs those joiners counted; kernel_s: device time of the launches (CUDA
-    events); busy_ns: per launch, the nanoseconds each warp worked (waiting for work not counted).
+    events recorded behind `hold_stream`: the host's launch overhead left out); busy_ns: per
+    launch, the nanoseconds each warp worked (waiting for work not counted).
     """
 
     scanned: int = 0
@@ -265,11 +268,11 @@ class KernelStats:
     kernel_s: float = 0.0
     busy_ns: list = field(default_factory=list)
 
-    def add(self, raw: np.ndarray, busy: np.ndarray, kernel_s: float) -> None:
+    def add(self, raw: np.ndarray, busy: np.ndarray) -> None:
+        """Adds one launch's DM_ST_* counters and per-warp busy times."""
         for name, value in zip(STAT_NAMES, raw.tolist(), strict=True):
             setattr(self, name, getattr(self, name) + int(value))
         self.busy_ns.append(busy)
-        self.kernel_s += kernel_s
 
     @property
     def lane_utilization(self) -> float:
@@ -358,6 +361,33 @@ def heavy_first(graph: DeviceGraph, tasks: DeviceTasks):
     cp = cupy()
     cost = cp.minimum(graph.degree[tasks.u], graph.degree[tasks.v])
     return cp.argsort(-cost.astype(cp.int64)).astype(cp.int64)
+
+
+HOLD_NS = 200_000  # longer than CuPy takes to pack a match launch's arguments (tens of microseconds)
+
+
+def hold_stream() -> None:
+    """Keeps the device busy for HOLD_NS (match.cu: hold), so that an event recorded now fires when
+    the launches that follow are queued: timed launches leave out the host's launch overhead, as a
+    kernel timer such as G2Miner's does."""
+    kernel("match.cu", "hold")((1,), (1,), (np.uint64(HOLD_NS),))
+
+
+@contextmanager
+def kernel_time(stats: KernelStats | None) -> Iterator[None]:
+    """Adds the device time of the launches made inside to `stats.kernel_s` (CUDA events behind
+    `hold_stream`); does nothing without stats."""
+    if stats is None:
+        yield
+        return
+    cp = cupy()
+    began, ended = cp.cuda.Event(), cp.cuda.Event()
+    hold_stream()
+    began.record()
+    yield
+    ended.record()
+    ended.synchronize()
+    stats.kernel_s += cp.cuda.get_elapsed_time(began, ended) / 1e3
 
 
 def _deadline(budget_s: float | None) -> np.uint64:
@@ -465,33 +495,28 @@ class _MatchRun:
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
-        began, ended = (cp.cuda.Event(), cp.cuda.Event()) if self.stats is not None else (None, None)
-        if began is not None:
-            began.record()
-        kernel("match.cu", function)(
-            (shape.blocks,), (WARPS_PER_BLOCK * 32,),
-            (g.offsets, g.degree, g.pool,
-             p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
-             np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
-             self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
-             np.int32(phase), np.int64(first), np.int64(last),
-             b.slot, b.ptr, b.partner, b.rank,
-             p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
-             np.int32(bool(self.check_other)),
-             _ptr(self.counts), self.total,
-             _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
-             np.int64(self.window[0]), np.int64(self.window[1]),
-             self.scratch, np.int64(self.width),
-             d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
-             d.task, d.off, d.length, d.n, np.int64(d.cap),
-             _ptr(entry), _ptr(lo), _ptr(hi),
-             queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
-             _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-             self.counters[ACTIVE + phase:ACTIVE + phase + 1]))
+        args = (g.offsets, g.degree, g.pool,
+                p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
+                np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
+                self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
+                np.int32(phase), np.int64(first), np.int64(last),
+                b.slot, b.ptr, b.partner, b.rank,
+                p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
+                np.int32(bool(self.check_other)),
+                _ptr(self.counts), self.total,
+                _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
+                np.int64(self.window[0]), np.int64(self.window[1]),
+                self.scratch, np.int64(self.width),
+                d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
+                d.task, d.off, d.length, d.n, np.int64(d.cap),
+                _ptr(entry), _ptr(lo), _ptr(hi),
+                queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
+                _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
+                self.counters[ACTIVE + phase:ACTIVE + phase + 1])
+        with kernel_time(self.stats):
+            kernel("match.cu", function)((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         if self.stats is not None:
-            ended.record()
-            ended.synchronize()
-            self.stats.add(raw.get(), busy.get(), cp.cuda.get_elapsed_time(began, ended) / 1e3)
+            self.stats.add(raw.get(), busy.get())
 
 
 def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
@@ -698,7 +723,7 @@ def diamond_formula(plans: PlanTable) -> bool:
     return bool(np.array_equal(plans.conn[0], diamond))
 
 
-def edge_triangles(oriented: DeviceGraph, src) -> Any:
+def edge_triangles(oriented: DeviceGraph, src, stats: KernelStats | None = None) -> Any:
     """uint32 triangles through every edge of the oriented graph, edge e being pool slot e from
     src[e] (formulas.cu)."""
     cp = cupy()
@@ -708,8 +733,9 @@ def edge_triangles(oriented: DeviceGraph, src) -> Any:
         queue = cp.zeros(1, dtype=cp.uint64)
         fn = kernel("formulas.cu", "edge_triangles")
         blocks = min(resident_blocks("edge_triangles", "formulas.cu"), -(-n_edges // 256))
-        fn((blocks,), (256,),
-           (oriented.offsets, oriented.degree, oriented.pool, src, np.int64(n_edges), queue, tri))
+        with kernel_time(stats):
+            fn((blocks,), (256,),
+               (oriented.offsets, oriented.degree, oriented.pool, src, np.int64(n_edges), queue, tri))
     return tri[:n_edges]
 
 
@@ -725,7 +751,7 @@ MIN_CYCLE_ITEM_COST = 4096  # ... but no item of fewer estimated wedges than thi
 
 
 def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: int = 1,
-                min_item_cost: int = MIN_CYCLE_ITEM_COST) -> int:
+                min_item_cost: int = MIN_CYCLE_ITEM_COST, stats: KernelStats | None = None) -> int:
     """The edge-induced 4-cycles whose highest vertex u is one of part::parts of the degree-ordered
     graph (formulas.cu: four_cycles).  A vertex's wedges are estimated as the sum of deg(v) over its
     lower neighbours v; a costly vertex is cut into items by ranges of w (of at least
@@ -755,9 +781,55 @@ def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: i
     order = cp.argsort(-(cost[u] / p))
     wedges = cp.zeros(blocks * n, dtype=cp.uint32)
     queue, total = cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.uint64)
-    fn((blocks,), (256,), (ordered.offsets, ordered.degree, ordered.pool, u[order].astype(cp.int32),
-                           lo[order].astype(cp.int32), hi[order].astype(cp.int32), np.int64(n_items),
-                           np.int64(n), queue, wedges, total))
+    args = (ordered.offsets, ordered.degree, ordered.pool, u[order].astype(cp.int32),
+            lo[order].astype(cp.int32), hi[order].astype(cp.int32), np.int64(n_items), np.int64(n), queue,
+            wedges, total)
+    with kernel_time(stats):
+        fn((blocks,), (256,), args)
+    return int(total.get()[0])
+
+
+def pair_sum(counts, part: int = 0, parts: int = 1, stats: KernelStats | None = None) -> int:
+    """The sum of C(c, 2) over counts[part::parts] (uint32, formulas.cu: pair_sum)."""
+    cp = cupy()
+    out = cp.zeros(1, dtype=cp.uint64)
+    n = int(counts.shape[0])
+    if n > part:
+        blocks = max(1, min(resident_blocks("pair_sum", "formulas.cu"), -(-(n // parts) // 256)))
+        with kernel_time(stats):
+            kernel("formulas.cu", "pair_sum")((blocks,), (256,),
+                                              (counts, np.int64(n), np.int64(part), np.int64(parts), out))
+    return int(out.get()[0])
+
+
+CLIQUE_BITS_SIZES = (4, 5)  # clique sizes formulas.cu's clique_bits counts
+
+
+def clique_bits(oriented: DeviceGraph, num_vertices: int, k: int, part: int = 0, parts: int = 1,
+                stats: KernelStats | None = None) -> int:
+    """The k-cliques (k in CLIQUE_BITS_SIZES) whose lowest vertex u is one of part::parts of the
+    oriented graph, from the bit matrix of the graph each N+(u) induces (formulas.cu: clique_bits),
+    costliest u first.  Each warp's scratch holds the largest such matrix."""
+    cp = cupy()
+    n = num_vertices
+    deg = oriented.degree[:n]
+    us = cp.arange(part, n, parts, dtype=cp.int64)
+    us = us[deg[us] >= k - 1]
+    if us.shape[0] == 0:
+        return 0
+    us = us[cp.argsort(-deg[us].astype(cp.int64))].astype(cp.int32)
+    widest = int(deg[us[0]])
+    words = widest * -(-widest // 32)
+    function = f"clique_bits{k}"
+    by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // (4 * words * WARPS_PER_BLOCK))
+    wanted = -(-int(us.shape[0]) // WARPS_PER_BLOCK)
+    blocks = max(1, min(resident_blocks(function, "formulas.cu"), by_memory, wanted))
+    scratch = cp.empty(blocks * WARPS_PER_BLOCK * words, dtype=cp.uint32)
+    queue, total = cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.uint64)
+    args = (oriented.offsets, oriented.degree, oriented.pool, us, np.int64(us.shape[0]), queue, scratch,
+            np.int64(words), total)
+    with kernel_time(stats):
+        kernel("formulas.cu", function)((blocks,), (WARPS_PER_BLOCK * 32,), args)
     return int(total.get()[0])
 
 
@@ -767,12 +839,15 @@ class StaticMethods:
 
     orient: cliques run on the degree-oriented graph (`degree_oriented`) instead of the
     degree-ordered one with both directions of every edge.
+    clique_bits: 4- and 5-cliques are counted from the bit matrices of the oriented graph's
+    out-neighbourhoods (`clique_bits`) instead of a match run.
     formulas: instead of a match run, the edge-induced diamond is the sum over edges of C(t, 2),
     t the edge's triangles (`edge_triangles`), and the edge-induced 4-cycle is counted from
     oriented wedges (`four_cycles`).
     """
 
     orient: bool = True
+    clique_bits: bool = True
     formulas: bool = True
 
 
@@ -789,14 +864,13 @@ def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: 
         src, _ = edge_ends(oriented, n)
         src = src.astype(cupy().int32)
 
-        def diamonds() -> int:
-            tri = edge_triangles(oriented, src)[part::parts].astype(cupy().int64)
-            return int((tri * (tri - 1) // 2).sum())
-
-        return _timed(diamonds, stats)
+        return pair_sum(edge_triangles(oriented, src, stats), part, parts, stats)
     if methods.formulas and cycle_formula(plans):
         ordered = degree_ordered(graph, n)
-        return _timed(lambda: four_cycles(ordered, n, part, parts), stats)
+        return four_cycles(ordered, n, part, parts, stats=stats)
+    if methods.clique_bits and orientable(plans) and plans.k in CLIQUE_BITS_SIZES:
+        oriented = degree_oriented(graph, n)
+        return clique_bits(oriented, n, plans.k, part, parts, stats)
     relabel = degree_oriented if methods.orient and orientable(plans) else degree_ordered
     ordered = relabel(graph, n)
     tasks = static_tasks(ordered, n, plans)
@@ -805,16 +879,3 @@ def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: 
         return 0
     return count_total(ordered, plans, share, device_batch(empty_batch(n)), balance=balance,
                        stats=stats, budget_s=budget_s)
-
-
-def _timed(count, stats: KernelStats | None) -> int:
-    """count(), its device time (CUDA events) added to `stats`."""
-    cp = cupy()
-    began, ended = cp.cuda.Event(), cp.cuda.Event()
-    began.record()
-    total = count()
-    ended.record()
-    ended.synchronize()
-    if stats is not None:
-        stats.kernel_s += cp.cuda.get_elapsed_time(began, ended) / 1e3
-    return total

@@ -144,3 +144,134 @@ four_cycles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const i
         }
     }
 }
+
+// pair_sum: *out += the sum of C(t[e], 2) over e in part, part + parts, ... below n.
+extern "C" __global__ void pair_sum(const unsigned* __restrict__ t, dm_i64 n, dm_i64 part, dm_i64 parts,
+                                    unsigned long long* __restrict__ out) {
+    unsigned long long sum = 0;
+    const dm_i64 stride = (dm_i64)gridDim.x * blockDim.x;
+    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; part + i * parts < n; i += stride) {
+        const unsigned long long c = t[part + i * parts];
+        sum += c * (c - 1) / 2;
+    }
+    sum = dm_warp_sum(sum);
+    if ((threadIdx.x & 31) == 0 && sum != 0) {
+        atomicAdd(out, sum);
+    }
+}
+
+// clique_bits<K>: the K-cliques (K = 4, 5) of the degree-oriented graph, each counted once at its
+// lowest vertex u: the other K-1 lie in S = N+(u) and form a (K-1)-clique of the graph S induces.
+// A warp takes one u at a time (costliest first) and builds that graph as a bit matrix in its
+// scratch: row i of S[i] holds bit j when S[j] is in N+(S[i]) (so j > i), found by a flat loop over
+// the rows' members as in edge_triangles.  Then each lane takes rows i and sums, over the bits j of
+// row i, popcount(row i & row j) (K = 4), or, over the bits k of that intersection,
+// popcount(row i & row j & row k) (K = 5).  The rows are set by atomics (at L2) and read through L2
+// (__ldcg): an L1 line of the previous u's matrix could still be cached.
+template <int K>
+__device__ __forceinline__ void clique_bits(const dm_i64* __restrict__ off, const int* __restrict__ deg,
+                                            const int* __restrict__ pool, const int* __restrict__ us,
+                                            dm_i64 n_us, unsigned long long* __restrict__ queue,
+                                            unsigned* __restrict__ scratch, dm_i64 words_per_warp,
+                                            unsigned long long* __restrict__ total) {
+    const int lane = threadIdx.x & 31;
+    const dm_i64 warp = ((dm_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    unsigned* M = scratch + warp * words_per_warp;
+    unsigned long long found = 0;
+    while (true) {
+        unsigned long long grab = 0;
+        if (lane == 0) {
+            grab = atomicAdd(queue, 1ull);
+        }
+        const dm_i64 at = (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0);
+        if (at >= n_us) {
+            break;
+        }
+        const int u = us[at];
+        const int d = deg[u];
+        const int* S = pool + off[u];
+        const int W = (d + 31) >> 5;
+        for (dm_i64 w = lane; w < (dm_i64)d * W; w += 32) {
+            M[w] = 0;
+        }
+        __syncwarp();
+        for (int r0 = 0; r0 < d; r0 += 32) {
+            const int r = r0 + lane;
+            int len = 0;
+            dm_i64 row = 0;
+            if (r < d) {
+                row = off[S[r]];
+                len = deg[S[r]];
+            }
+            int end = len;
+            for (int s = 1; s < 32; s <<= 1) {
+                const int y = __shfl_up_sync(DM_FULL_MASK, end, s);
+                if (lane >= s) {
+                    end += y;
+                }
+            }
+            const int items = __shfl_sync(DM_FULL_MASK, end, 31);
+            for (int f0 = 0; f0 < items; f0 += 32) {
+                const int f = f0 + lane;
+                int owner = 0;  // the first lane whose items end past f
+                for (int step = 16; step >= 1; step >>= 1) {
+                    if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
+                        owner += step;
+                    }
+                }
+                const int start = __shfl_sync(DM_FULL_MASK, end - len, owner);
+                const dm_i64 o_row = __shfl_sync(DM_FULL_MASK, row, owner);
+                if (f < items) {
+                    const int b = pool[o_row + (f - start)];
+                    const int i = r0 + owner;
+                    const int j = i + 1 + dm_lower_bound(S + i + 1, d - i - 1, b);
+                    if (j < d && S[j] == b) {
+                        atomicOr(M + (dm_i64)i * W + (j >> 5), 1u << (j & 31));
+                    }
+                }
+            }
+        }
+        __syncwarp();
+        for (int i = lane; i < d; i += 32) {
+            const unsigned* Mi = M + (dm_i64)i * W;
+            for (int wj = (i + 1) >> 5; wj < W; ++wj) {
+                for (unsigned bits = __ldcg(Mi + wj); bits != 0; bits &= bits - 1) {
+                    const int j = (wj << 5) + __ffs(bits) - 1;
+                    const unsigned* Mj = M + (dm_i64)j * W;
+                    for (int w = j >> 5; w < W; ++w) {
+                        const unsigned both = __ldcg(Mi + w) & __ldcg(Mj + w);
+                        if constexpr (K == 4) {
+                            found += __popc(both);
+                        } else {
+                            for (unsigned kb = both; kb != 0; kb &= kb - 1) {
+                                const int k = (w << 5) + __ffs(kb) - 1;
+                                const unsigned* Mk = M + (dm_i64)k * W;
+                                for (int x = k >> 5; x < W; ++x) {
+                                    found += __popc(__ldcg(Mi + x) & __ldcg(Mj + x) & __ldcg(Mk + x));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        __syncwarp();
+    }
+    found = dm_warp_sum(found);
+    if (lane == 0 && found != 0) {
+        atomicAdd(total, found);
+    }
+}
+
+#define DM_CLIQUE_PARAMS                                                                                  \
+    const dm_i64 *off, const int *deg, const int *pool, const int *us, dm_i64 n_us,                     \
+    unsigned long long *queue, unsigned *scratch, dm_i64 words_per_warp, unsigned long long *total
+#define DM_CLIQUE_ARGS off, deg, pool, us, n_us, queue, scratch, words_per_warp, total
+
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) clique_bits4(DM_CLIQUE_PARAMS) {
+    clique_bits<4>(DM_CLIQUE_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) clique_bits5(DM_CLIQUE_PARAMS) {
+    clique_bits<5>(DM_CLIQUE_ARGS);
+}

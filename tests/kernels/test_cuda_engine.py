@@ -41,6 +41,12 @@ def loaded_graph(edges: np.ndarray) -> DynamicGraph:
     return g
 
 
+def cpu_static_count(g: DynamicGraph, plans) -> int:
+    """The CPU engine's whole-graph count of a static plan table."""
+    return int(cpu_engine.count_tasks(g.view(), plans, TaskList.static(g.internal_edges()),
+                                      empty_batch(len(g.vertices))).sum())
+
+
 def plans_of(name: str, induced: bool) -> PatternPlans:
     pattern = parse_pattern(name, induced=induced)
     return PatternPlans(compile_plans(pattern, shared_plans(pattern)),
@@ -293,8 +299,9 @@ def test_degree_ordered_static_count_equals_cpu_engine(name: str, induced: bool)
     assert cuda_engine.count_total(dg, pat, cuda_engine.static_tasks(dg, n, pat), batch0) == want
 
 
-METHODS = {"all": (True, True), "no-orient": (False, True), "no-formulas": (True, False),
-           "plain": (False, False)}
+METHODS = {"all": {}, "no-orient": {"orient": False}, "no-clique-bits": {"clique_bits": False},
+           "no-formulas": {"formulas": False},
+           "plain": {"orient": False, "clique_bits": False, "formulas": False}}
 
 
 @pytest.mark.parametrize("methods", sorted(METHODS))
@@ -306,10 +313,8 @@ def test_static_count_equals_cpu_engine_under_every_method(name: str, induced: b
     g = loaded_graph(rmat_edges(10, edge_factor=6, seed=3))
     pat = plans_of(name, induced).static
     n = len(g.vertices)
-    tasks = TaskList.static(g.internal_edges())
-    want = int(cpu_engine.count_tasks(g.view(), pat, tasks, empty_batch(n)).sum())
-    orient, formulas = METHODS[methods]
-    way = cuda_engine.StaticMethods(orient=orient, formulas=formulas)
+    want = cpu_static_count(g, pat)
+    way = cuda_engine.StaticMethods(**METHODS[methods])
     shares = [cuda_engine.static_count(cuda_engine.device_graph(g.view()), n, pat, part, 3, methods=way)
               for part in range(3)]
     assert sum(shares) == want
@@ -355,8 +360,21 @@ def test_four_cycles_equal_cpu_engine_with_hubs_cut_into_items(min_item_cost: in
     g = loaded_graph(random_edges(np.random.default_rng(7), 400, 3000, hubs=4))
     n = len(g.vertices)
     pat = plans_of("4-cycle", False).static
-    static = TaskList.static(g.internal_edges())
-    want = int(cpu_engine.count_tasks(g.view(), pat, static, empty_batch(n)).sum())
+    want = cpu_static_count(g, pat)
     ordered = cuda_engine.degree_ordered(cuda_engine.device_graph(g.view()), n)
     got = [cuda_engine.four_cycles(ordered, n, part, 2, min_item_cost=min_item_cost) for part in range(2)]
+    assert sum(got) == want > 0
+
+
+@pytest.mark.parametrize("k", [4, 5])
+def test_clique_bits_equal_cpu_engine_on_rows_of_several_words(k: int) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(8), 150, 8000, hubs=2))
+    n = len(g.vertices)
+    pat = plans_of(f"{k}-clique", False).static
+    want = cpu_static_count(g, pat)
+    oriented = cuda_engine.degree_oriented(cuda_engine.device_graph(g.view()), n)
+    assert int(oriented.degree.max()) > 64  # rows of the bit matrices span three words
+    got = [cuda_engine.clique_bits(oriented, n, k, part, 3) for part in range(3)]
     assert sum(got) == want > 0

@@ -50,6 +50,7 @@ def test_static_method_switches() -> None:
     assert static_methods_from_env({}) == StaticMethods()
     assert static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "0"}) == StaticMethods(orient=False)
     assert static_methods_from_env({"DELTAMATCH_GPU_FORMULAS": "0"}) == StaticMethods(formulas=False)
+    assert static_methods_from_env({"DELTAMATCH_GPU_CLIQUE_BITS": "0"}) == StaticMethods(clique_bits=False)
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_ORIENT"):
         static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "no"})
 
