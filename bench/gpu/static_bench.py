@@ -7,7 +7,7 @@ around the launches, as G2Miner reports its time, which leaves out its own orien
 whole call's wall time (relabelling included), best of `--repeats` runs after one warm run, and
 the ratio to the G2Miner / STMatch kernel times measured on the same H200 (NOTES.md).
 `--ablation` times other settings too: the load-balance ones, and `plain` (no orientation, bit
-matrices or formulas), `no-orient`, `no-clique-bits`, `no-formulas`; their counts must equal the
+matrices or formulas), `no-orient`, `no-clique-kernels`, `no-formulas`; their counts must equal the
 default's (a row says MISMATCH otherwise).
 
     python bench/gpu/static_bench.py --out $OUT
@@ -91,9 +91,9 @@ def device_graph(spec: str) -> tuple[GpuGraph, int]:
 
 # Static-method variants beside the load-balance ones (BALANCES); "all" is the default of both.
 METHODS = {
-    "plain": engine.StaticMethods(orient=False, clique_bits=False, formulas=False),
+    "plain": engine.StaticMethods(orient=False, clique_kernels=False, formulas=False),
     "no-orient": engine.StaticMethods(orient=False),
-    "no-clique-bits": engine.StaticMethods(clique_bits=False),
+    "no-clique-kernels": engine.StaticMethods(clique_kernels=False),
     "no-formulas": engine.StaticMethods(formulas=False),
 }
 

@@ -723,20 +723,39 @@ def diamond_formula(plans: PlanTable) -> bool:
     return bool(np.array_equal(plans.conn[0], diamond))
 
 
+def _oriented_triangles(function: str, oriented: DeviceGraph, src, tri, part: int, parts: int,
+                        stats: KernelStats | None) -> int:
+    """Runs formulas.cu's `function` (edge_triangles or triangles) over the oriented edges
+    part::parts, edge e being pool slot e from src[e]; returns the count it summed (triangles)."""
+    cp = cupy()
+    n_edges = int(oriented.pool.shape[0])
+    total = cp.zeros(1, dtype=cp.uint64)
+    if n_edges > part:
+        queue = cp.zeros(1, dtype=cp.uint64)
+        blocks = min(resident_blocks(function, "formulas.cu"), -(-(n_edges // parts + 1) // 256))
+        args = (oriented.offsets, oriented.degree, oriented.pool, src, np.int64(n_edges), np.int64(part),
+                np.int64(parts), queue, tri, total)
+        with kernel_time(stats):
+            kernel("formulas.cu", function)((blocks,), (256,), args)
+    return int(total.get()[0])
+
+
 def edge_triangles(oriented: DeviceGraph, src, stats: KernelStats | None = None) -> Any:
     """uint32 triangles through every edge of the oriented graph, edge e being pool slot e from
-    src[e] (formulas.cu)."""
+    src[e] (formulas.cu: edge_triangles)."""
     cp = cupy()
     n_edges = int(oriented.pool.shape[0])
     tri = cp.zeros(max(n_edges, 1), dtype=cp.uint32)
-    if n_edges:
-        queue = cp.zeros(1, dtype=cp.uint64)
-        fn = kernel("formulas.cu", "edge_triangles")
-        blocks = min(resident_blocks("edge_triangles", "formulas.cu"), -(-n_edges // 256))
-        with kernel_time(stats):
-            fn((blocks,), (256,),
-               (oriented.offsets, oriented.degree, oriented.pool, src, np.int64(n_edges), queue, tri))
+    _oriented_triangles("edge_triangles", oriented, src, tri, 0, 1, stats)
     return tri[:n_edges]
+
+
+def triangles(oriented: DeviceGraph, src, part: int = 0, parts: int = 1,
+              stats: KernelStats | None = None) -> int:
+    """The triangles of the oriented graph whose lowest edge is one of edges part::parts (edge e:
+    pool slot e, from src[e]; formulas.cu: triangles)."""
+    cp = cupy()
+    return _oriented_triangles("triangles", oriented, src, cp.zeros(1, dtype=cp.uint32), part, parts, stats)
 
 
 def cycle_formula(plans: PlanTable) -> bool:
@@ -839,15 +858,16 @@ class StaticMethods:
 
     orient: cliques run on the degree-oriented graph (`degree_oriented`) instead of the
     degree-ordered one with both directions of every edge.
-    clique_bits: 4- and 5-cliques are counted from the bit matrices of the oriented graph's
-    out-neighbourhoods (`clique_bits`) instead of a match run.
+    clique_kernels: cliques are counted by kernels of their own instead of a match run: triangles
+    as oriented intersections (`triangles`), 4- and 5-cliques from the bit matrices of the
+    oriented graph's out-neighbourhoods (`clique_bits`).
     formulas: instead of a match run, the edge-induced diamond is the sum over edges of C(t, 2),
     t the edge's triangles (`edge_triangles`), and the edge-induced 4-cycle is counted from
     oriented wedges (`four_cycles`).
     """
 
     orient: bool = True
-    clique_bits: bool = True
+    clique_kernels: bool = True
     formulas: bool = True
 
 
@@ -868,9 +888,12 @@ def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: 
     if methods.formulas and cycle_formula(plans):
         ordered = degree_ordered(graph, n)
         return four_cycles(ordered, n, part, parts, stats=stats)
-    if methods.clique_bits and orientable(plans) and plans.k in CLIQUE_BITS_SIZES:
+    if methods.clique_kernels and orientable(plans) and plans.k in CLIQUE_BITS_SIZES:
+        return clique_bits(degree_oriented(graph, n), n, plans.k, part, parts, stats)
+    if methods.clique_kernels and orientable(plans) and plans.k == 3:
         oriented = degree_oriented(graph, n)
-        return clique_bits(oriented, n, plans.k, part, parts, stats)
+        src, _ = edge_ends(oriented, n)
+        return triangles(oriented, src.astype(cupy().int32), part, parts, stats)
     relabel = degree_oriented if methods.orient and orientable(plans) else degree_ordered
     ordered = relabel(graph, n)
     tasks = static_tasks(ordered, n, plans)

@@ -1,36 +1,42 @@
-// Whole-graph counts by formula, over the degree-oriented graph (row v holds the neighbours of
-// higher rank only, slack-free: edge e is pool slot e, from src[e] to pool[e]).
+// Whole-graph counts by dedicated kernels, over a degree relabelling (ids ascending in degree):
 //
-// edge_triangles: t[e], the triangles through every edge e.  Each triangle u < v < w is found once,
-// at its edge (u, v), as a member w of N+(u) & N+(v), and counted on its three edges: (u, v), and
-// the two slots where w was found, one in each row.  The edge-induced diamond count is then the
-// sum over edges of C(t[e], 2) (a diamond is two triangles sharing its chord), the triangle count
-// the sum of t[e] over 3.
+// edge_triangles / triangles, over the oriented graph (row v holds the neighbours of higher id only,
+// slack-free: edge e is pool slot e, from src[e] to pool[e]): each triangle u < v < w is found once,
+// at its edge (u, v), as a member w of N+(u) & N+(v).  edge_triangles adds it to its three edges,
+// (u, v) and the two slots where w was found, one in each row, giving t[e], the triangles through
+// every edge; the edge-induced diamond count is then the sum over edges of C(t[e], 2) (pair_sum: a
+// diamond is two triangles sharing its chord).  triangles only counts them.  Thirty-two edges at a
+// time per warp, lane i holding edge e0 + i, their intersections as one flat list of items spread
+// over the lanes (as match.cu's flat task loop): a member of the shorter of the two rows, searched
+// in the other.
 //
-// Thirty-two edges at a time per warp, lane i holding edge e0 + i, their intersections as one flat
-// list of items spread over the lanes (as match.cu's flat task loop): a member of the shorter of
-// the two rows, searched in the other.
+// four_cycles and clique_bits: below, at their kernels.
 #include "dm_common.cuh"
 
 #define DM_FORMULA_WARPS 8
 
-extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32)
-edge_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const int* __restrict__ pool,
-               const int* __restrict__ src, dm_i64 n_edges, unsigned long long* __restrict__ queue,
-               unsigned* __restrict__ tri) {
+// The triangles whose lowest edge is one of edges part, part + parts, ... (taken from `queue`), as
+// described above: added to the three edges of each (PER_EDGE: tri) or only counted (into *total).
+template <bool PER_EDGE>
+__device__ __forceinline__ void oriented_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg,
+                                                   const int* __restrict__ pool, const int* __restrict__ src,
+                                                   dm_i64 n_edges, dm_i64 part, dm_i64 parts,
+                                                   unsigned long long* __restrict__ queue,
+                                                   unsigned* __restrict__ tri, unsigned long long* __restrict__ total) {
     __shared__ unsigned found[DM_FORMULA_WARPS][32];
     const int lane = threadIdx.x & 31;
     unsigned* mine = found[threadIdx.x >> 5];
+    unsigned long long count = 0;
     while (true) {
         unsigned long long grab = 0;
         if (lane == 0) {
             grab = atomicAdd(queue, 32ull);
         }
-        const dm_i64 e0 = (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0);
+        const dm_i64 e0 = part + (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0) * parts;
         if (e0 >= n_edges) {
             break;
         }
-        const dm_i64 e = e0 + lane;
+        const dm_i64 e = e0 + lane * parts;
         dm_i64 a_off = 0, b_off = 0;
         int a_len = 0, b_len = 0;
         if (e < n_edges) {
@@ -52,8 +58,10 @@ edge_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg, cons
             }
         }
         const int items = __shfl_sync(DM_FULL_MASK, end, 31);
-        mine[lane] = 0;
-        __syncwarp();
+        if (PER_EDGE) {
+            mine[lane] = 0;
+            __syncwarp();
+        }
         for (int f0 = 0; f0 < items; f0 += 32) {
             const int f = f0 + lane;
             int owner = 0;  // the first lane whose items end past f
@@ -70,18 +78,44 @@ edge_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg, cons
                 const dm_i64 at = o_a + (f - start);
                 const int j = dm_lower_bound(pool + o_b, o_blen, pool[at]);
                 if (j < o_blen && pool[o_b + j] == pool[at]) {
-                    atomicAdd(mine + owner, 1u);
-                    atomicAdd(tri + at, 1u);
-                    atomicAdd(tri + o_b + j, 1u);
+                    if (PER_EDGE) {
+                        atomicAdd(mine + owner, 1u);
+                        atomicAdd(tri + at, 1u);
+                        atomicAdd(tri + o_b + j, 1u);
+                    } else {
+                        ++count;
+                    }
                 }
             }
         }
-        __syncwarp();
-        if (e < n_edges && mine[lane] != 0) {
-            atomicAdd(tri + e, mine[lane]);
+        if (PER_EDGE) {
+            __syncwarp();
+            if (e < n_edges && mine[lane] != 0) {
+                atomicAdd(tri + e, mine[lane]);
+            }
+            __syncwarp();
         }
-        __syncwarp();
     }
+    if (!PER_EDGE) {
+        count = dm_warp_sum(count);
+        if (lane == 0 && count != 0) {
+            atomicAdd(total, count);
+        }
+    }
+}
+
+#define DM_TRIANGLE_PARAMS                                                                                \
+    const dm_i64 *off, const int *deg, const int *pool, const int *src, dm_i64 n_edges, dm_i64 part,     \
+    dm_i64 parts, unsigned long long *queue, unsigned *tri, unsigned long long *total
+#define DM_TRIANGLE_ARGS off, deg, pool, src, n_edges, part, parts, queue, tri, total
+
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) edge_triangles(DM_TRIANGLE_PARAMS) {
+    oriented_triangles<true>(DM_TRIANGLE_ARGS);
+}
+
+// The triangle count alone (`tri` unused).
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) triangles(DM_TRIANGLE_PARAMS) {
+    oriented_triangles<false>(DM_TRIANGLE_ARGS);
 }
 
 // four_cycles: the edge-induced 4-cycles of the degree-ordered graph (ids ascending in degree, full

@@ -36,7 +36,7 @@ UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
 FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every resident warp launched
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
-CLIQUE_BITS_ENV = "DELTAMATCH_GPU_CLIQUE_BITS"  # "1" (default) or "0": static 4-, 5-cliques from bit matrices
+CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
 
 
@@ -68,11 +68,11 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
 
 
 def static_methods_from_env(env: dict | None = None) -> engine.StaticMethods:
-    """The StaticMethods that DELTAMATCH_GPU_ORIENT, DELTAMATCH_GPU_CLIQUE_BITS and
+    """The StaticMethods that DELTAMATCH_GPU_ORIENT, DELTAMATCH_GPU_CLIQUE_KERNELS and
     DELTAMATCH_GPU_FORMULAS select (defaults: all on)."""
     env = os.environ if env is None else env
-    return engine.StaticMethods(orient=_switch(env, ORIENT_ENV), clique_bits=_switch(env, CLIQUE_BITS_ENV),
-                                formulas=_switch(env, FORMULAS_ENV))
+    return engine.StaticMethods(orient=_switch(env, ORIENT_ENV), formulas=_switch(env, FORMULAS_ENV),
+                                clique_kernels=_switch(env, CLIQUE_KERNELS_ENV))
 
 
 def cuda_available() -> bool:

@@ -46,13 +46,13 @@ def test_fill_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_FILL": "0"}) == Balance(fill=False)
 
 
-def test_static_method_switches() -> None:
+@pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
+def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()
-    assert static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "0"}) == StaticMethods(orient=False)
-    assert static_methods_from_env({"DELTAMATCH_GPU_FORMULAS": "0"}) == StaticMethods(formulas=False)
-    assert static_methods_from_env({"DELTAMATCH_GPU_CLIQUE_BITS": "0"}) == StaticMethods(clique_bits=False)
-    with pytest.raises(ValueError, match="DELTAMATCH_GPU_ORIENT"):
-        static_methods_from_env({"DELTAMATCH_GPU_ORIENT": "no"})
+    name = f"DELTAMATCH_GPU_{switch.upper()}"
+    assert static_methods_from_env({name: "0"}) == StaticMethods(**{switch: False})
+    with pytest.raises(ValueError, match=name):
+        static_methods_from_env({name: "no"})
 
 
 @pytest.mark.parametrize("env", [{"DELTAMATCH_GPU_SPLIT": "-1"}, {"DELTAMATCH_GPU_SPLIT": "many"},
