@@ -6,10 +6,11 @@ same way; a user's first batch should not pay for that.  `exercise` drives a
 `SchedulerCore` through a bulk load into an empty graph (the parallel graph rewrite) with a
 hub (heavy tasks, meant for a GPU worker's deferral and sharing paths and CuPy's kernels),
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
-above and below the parallel-launch thresholds with insertions and deletions, a batch of
-present edges (the scheduler's parallel edge test), listings, and string vertex names (so
-the listed form is computed under names as well).  The scheduler's intake runs in the
-process that calls `exercise`, the engine in the workers' processes.
+above and below the parallel-launch thresholds with insertions and deletions, a row that
+outgrows its block (relocation: on a GPU worker, CuPy compiles the reductions it uses on
+first use, 4.5 s on an H200), a batch of present edges (the scheduler's parallel edge test),
+listings, and string vertex names (so the listed form is computed under names as well).  The
+scheduler's intake runs in the process that calls `exercise`, the engine in the workers' processes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from deltamatch.scheduler.patterns import parse_pattern
 
 # 5000 vertices: above the graph's parallel thresholds (4096 rows, 4096 pairs).
 RING = 5000
+GROWN = 200  # new neighbours of one vertex: more than its row's block holds
 PATTERNS = (("triangle", False), ("house", False), ("4-cycle", True), ("diamond", False))
 
 
@@ -42,6 +44,9 @@ def exercise(core: SchedulerCore) -> None:
     chords = np.char.add("w", np.stack([np.arange(0, 600, 3), np.arange(5, 605, 3)], 1).astype(str))
     core.apply(chords, edges[:300])  # hundreds of tasks: the parallel engine
     core.apply(edges[:2], chords[:2])  # a handful: the serial engine
+    fresh = np.arange(RING + 1, RING + 1 + GROWN)
+    star = np.char.add("w", np.stack([np.ones(GROWN, dtype=int), fresh], 1).astype(str))
+    core.apply(star, None)  # vertex w1's row outgrows its block and moves
     core.apply(edges[2:], None)  # thousands of present edges: ignored after the parallel edge test
     for pid in core.patterns:
         core.matches(pid)
