@@ -55,3 +55,29 @@ __device__ __forceinline__ dm_u64 dm_warp_sum(dm_u64 x) {
     }
     return x;
 }
+
+// Inclusive prefix sum of x over the warp's lanes (every lane active).
+template <typename T>
+__device__ __forceinline__ T dm_warp_scan(T x) {
+    const int lane = threadIdx.x & 31;
+    for (int d = 1; d < 32; d <<= 1) {
+        const T y = __shfl_up_sync(DM_FULL_MASK, x, d);
+        if (lane >= d) {
+            x += y;
+        }
+    }
+    return x;
+}
+
+// A flat loop's owner of item f: the first lane whose items end past f, `end` being each lane's
+// inclusive prefix sum of its item count (dm_warp_scan).  Every lane active.
+template <typename T>
+__device__ __forceinline__ int dm_flat_owner(T end, T f) {
+    int owner = 0;
+    for (int step = 16; step >= 1; step >>= 1) {
+        if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
+            owner += step;
+        }
+    }
+    return owner;
+}

@@ -50,13 +50,7 @@ __device__ __forceinline__ void oriented_triangles(const dm_i64* __restrict__ of
             a_len = u_first ? du : dv;
             b_len = u_first ? dv : du;
         }
-        int end = a_len;
-        for (int d = 1; d < 32; d <<= 1) {
-            const int y = __shfl_up_sync(DM_FULL_MASK, end, d);
-            if (lane >= d) {
-                end += y;
-            }
-        }
+        const int end = dm_warp_scan(a_len);
         const int items = __shfl_sync(DM_FULL_MASK, end, 31);
         if (PER_EDGE) {
             mine[lane] = 0;
@@ -64,12 +58,7 @@ __device__ __forceinline__ void oriented_triangles(const dm_i64* __restrict__ of
         }
         for (int f0 = 0; f0 < items; f0 += 32) {
             const int f = f0 + lane;
-            int owner = 0;  // the first lane whose items end past f
-            for (int step = 16; step >= 1; step >>= 1) {
-                if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
-                    owner += step;
-                }
-            }
+            const int owner = dm_flat_owner(end, f);
             const int start = __shfl_sync(DM_FULL_MASK, end - a_len, owner);
             const dm_i64 o_a = __shfl_sync(DM_FULL_MASK, a_off, owner);
             const dm_i64 o_b = __shfl_sync(DM_FULL_MASK, b_off, owner);
@@ -237,22 +226,11 @@ __device__ __forceinline__ void clique_bits(const dm_i64* __restrict__ off, cons
                 row = off[S[r]];
                 len = deg[S[r]];
             }
-            int end = len;
-            for (int s = 1; s < 32; s <<= 1) {
-                const int y = __shfl_up_sync(DM_FULL_MASK, end, s);
-                if (lane >= s) {
-                    end += y;
-                }
-            }
+            const int end = dm_warp_scan(len);
             const int items = __shfl_sync(DM_FULL_MASK, end, 31);
             for (int f0 = 0; f0 < items; f0 += 32) {
                 const int f = f0 + lane;
-                int owner = 0;  // the first lane whose items end past f
-                for (int step = 16; step >= 1; step >>= 1) {
-                    if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
-                        owner += step;
-                    }
-                }
+                const int owner = dm_flat_owner(end, f);
                 const int start = __shfl_sync(DM_FULL_MASK, end - len, owner);
                 const dm_i64 o_row = __shfl_sync(DM_FULL_MASK, row, owner);
                 if (f < items) {

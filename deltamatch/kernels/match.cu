@@ -689,13 +689,7 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
                 from = sc.src + sc.lo;
             }
         }
-        dm_i64 incl = len;
-        for (int d = 1; d < 32; d <<= 1) {
-            const dm_i64 y = __shfl_up_sync(DM_FULL_MASK, incl, d);
-            if (lane >= d) {
-                incl += y;
-            }
-        }
+        const dm_i64 incl = dm_warp_scan(len);
         if (idx < e) {
             src_of[idx - a] = from;
             S[idx - a + 1] = carry + incl;
@@ -935,24 +929,13 @@ __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm
         from = sc.src + sc.lo;
         ch = sc.ch;
     }
-    dm_i64 end = len;
-    for (int d = 1; d < 32; d <<= 1) {
-        const dm_i64 y = __shfl_up_sync(DM_FULL_MASK, end, d);
-        if (lane >= d) {
-            end += y;
-        }
-    }
+    const dm_i64 end = dm_warp_scan(len);
     const dm_i64 items = __shfl_sync(DM_FULL_MASK, end, 31);
     s.found[lane] = 0;
     __syncwarp();
     for (dm_i64 f0 = 0; f0 < items; f0 += 32) {
         const dm_i64 f = f0 + lane;
-        int owner = 0;  // the first lane whose items end past f
-        for (int step = 16; step >= 1; step >>= 1) {
-            if (__shfl_sync(DM_FULL_MASK, end, owner + step - 1) <= f) {
-                owner += step;
-            }
-        }
+        const int owner = dm_flat_owner(end, f);
         const dm_i64 start = __shfl_sync(DM_FULL_MASK, end - len, owner);
         const int* o_from = (const int*)__shfl_sync(DM_FULL_MASK, (unsigned long long)from, owner);
         const int o_u = __shfl_sync(DM_FULL_MASK, u, owner);

@@ -335,17 +335,24 @@ def test_degree_oriented_rows_hold_each_edge_once_towards_higher_degree() -> Non
     assert (full_degree[src] <= full_degree[dst]).all()
 
 
+def oriented_edges(edges: np.ndarray):
+    """(oriented device graph, its edges' sources (int32) and targets) of the loaded `edges`."""
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(edges)
+    n = len(g.vertices)
+    oriented = cuda_engine.degree_oriented(cuda_engine.device_graph(g.view()), n)
+    src, dst = cuda_engine.edge_ends(oriented, n)
+    return oriented, src.astype(np.int32), dst
+
+
 def test_edge_triangles_equal_networkx_per_edge() -> None:
     import networkx as nx
 
     from deltamatch.kernels import cuda_engine
 
-    edges = random_edges(np.random.default_rng(6), 200, 3000)
-    g = loaded_graph(edges)
-    n = len(g.vertices)
-    og = cuda_engine.degree_oriented(cuda_engine.device_graph(g.view()), n)
-    src, dst = cuda_engine.edge_ends(og, n)
-    tri = cuda_engine.edge_triangles(og, src.astype(np.int32)).get()
+    og, src, dst = oriented_edges(random_edges(np.random.default_rng(6), 200, 3000))
+    tri = cuda_engine.edge_triangles(og, src).get()
     # The oriented graph's ids are a relabelling: compare against networkx on that same graph.
     pairs = list(zip(src.get().tolist(), dst.get().tolist(), strict=True))
     nxg = nx.Graph(pairs)
@@ -387,9 +394,6 @@ def test_triangle_shares_sum_to_networkx() -> None:
     from deltamatch.kernels import cuda_engine
 
     edges = random_edges(np.random.default_rng(9), 300, 4000)
-    g = loaded_graph(edges)
-    n = len(g.vertices)
-    oriented = cuda_engine.degree_oriented(cuda_engine.device_graph(g.view()), n)
-    src, _ = cuda_engine.edge_ends(oriented, n)
-    got = [cuda_engine.triangles(oriented, src.astype(np.int32), part, 3) for part in range(3)]
+    oriented, src, _ = oriented_edges(edges)
+    got = [cuda_engine.triangles(oriented, src, part, 3) for part in range(3)]
     assert sum(got) == sum(nx.triangles(nx.Graph(edges.tolist())).values()) // 3 > 0
