@@ -39,7 +39,7 @@ from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.warmup import exercise
-from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors
+from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors, thread_env
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.lifeline import Lifeline, OwnerProcess
 from deltamatch.workers.protocol import BatchPlan, BatchResult, PatternPlans
@@ -234,10 +234,11 @@ class Scheduler:
         self.repair = repair
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
-        handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, owner=owner)
+        env = thread_env(num_workers)
+        handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, owner=owner, env=env)
         self.pool = RayWorkerPool(
             handles, self._rebuild_source,
-            spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner)[0])
+            spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner, env=env)[0])
         self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy, routing=routing)
         self.lock = threading.Lock()
         self._ready = False

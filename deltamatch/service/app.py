@@ -343,7 +343,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.state.service = svc
     m = svc.metrics
 
-    def require_token(request: Request) -> None:
+    async def require_token(request: Request) -> None:
         token = svc.config.token
         if not token:
             return
