@@ -295,7 +295,8 @@ def part_b(run: Run, svc: Service, budget: float) -> None:
         if r["part"] == "b":
             by_size.setdefault(r["batch_edges"], []).append(r)
     print(f"\n(b) {g.name}: {kept.shape[0]} edges loaded, {'+'.join(names)}", flush=True)
-    print("| batch edges | batches | e2e p50 ms | matching+update p50 ms | overhead share p50 |\n|---|---|---|---|---|")
+    print("| batch edges | batches | e2e p50 ms | matching+update p50 ms | overhead share p50 |\n"
+          "|---|---|---|---|---|")
     for size, rows in by_size.items():
         shares = [1 - r["busy_ms"] / r["e2e_ms"] for r in rows]
         print(f"| {size} | {len(rows)} | {_pct([r['e2e_ms'] for r in rows], 50):.1f} | "
@@ -404,7 +405,8 @@ def report_c(rows: list[dict], work: Enron) -> None:
             cells.append(f"{_pct(got['insert'], 50):.2f} / {_pct(got['delete'], 50):.2f}")
         best = min((p50[r] for r in ("gpu", "cpu") if r in p50), default=float("nan"))
         ratio = p50["auto"] / best if "auto" in p50 else float("nan")
-        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x | {_pct(work.predicted[name], 50):.3g} |")
+        predicted = _pct(work.predicted[name], 50)
+        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x | {predicted:.3g} |")
 
 
 # main --------------------------------------------------------------------------------------

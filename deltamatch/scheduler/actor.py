@@ -71,6 +71,7 @@ class RayWorkerPool(WorkerPool):
         self.boot: list[str | None] = [None] * len(handles)
         self.plans: dict[int, PatternPlans] = {}
         self.in_flight: tuple[int, NormalizedBatch] | None = None  # an unacknowledged bulk load
+        self.behind: list[tuple[int, Callable[[int], ray.ObjectRef], ray.ObjectRef]] = []  # apply_behind's
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
@@ -103,12 +104,31 @@ class RayWorkerPool(WorkerPool):
         self.in_flight = (version, batch)
         self._gather(lambda w: self.replicas[w].apply_only.remote(self.boot[w], version, batch))
 
+    def apply_behind(self, version: int, batch: NormalizedBatch) -> None:
+        """Send every worker the batch to apply, without waiting: `_settle` collects the answers
+        before the pool's next call (by then the batch is logged, so a worker that failed it is
+        rebuilt with it)."""
+        self._settle()
+
+        def submit(w: int) -> ray.ObjectRef:
+            return self.replicas[w].apply_only.remote(self.boot[w], version, batch)
+
+        self.behind = [(w, submit, submit(w)) for w in range(len(self.replicas))]
+
     def clear(self, version: int) -> None:
         self._gather(lambda w: self.replicas[w].clear.remote(self.boot[w], version))
 
     def info(self, w: int) -> dict:
         """Worker w's device and counters (`Worker.info`)."""
+        self._settle()
         return self._result(w, lambda w: self.replicas[w].info.remote())
+
+    def _settle(self) -> None:
+        """Wait for the applies `apply_behind` sent (rebuild-and-retry like any call: a retried
+        apply of a version the worker holds does nothing)."""
+        behind, self.behind = self.behind, []
+        for w, submit, ref in behind:
+            self._result(w, submit, ref)
 
     def batch_done(self) -> None:
         """The in-flight batch is applied everywhere: a rebuild no longer redoes it."""
@@ -116,6 +136,7 @@ class RayWorkerPool(WorkerPool):
 
     def _gather(self, submit: Callable[[int], ray.ObjectRef]) -> list:
         """Submit to every worker at once, then collect in worker order."""
+        self._settle()
         refs = [submit(w) for w in range(len(self.replicas))]
         return [self._result(w, submit, refs[w]) for w in range(len(self.replicas))]
 
@@ -172,6 +193,7 @@ class RayWorkerPool(WorkerPool):
     def invalidate_all(self) -> None:
         """Forget every worker's boot id: each is rebuilt from the log before its next call."""
         self.boot = [None] * len(self.replicas)
+        self.behind = []
 
 
 class ScratchPool(RayWorkerPool):
@@ -272,7 +294,8 @@ class Scheduler:
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
             warm = time.perf_counter()
-            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy))
+            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy,
+                                   routing=self.core.routing))
             ray.get([h.drop_scratch.remote() for h in self.pool.replicas])
             self.devices = ray.get([h.info.remote() for h in self.pool.replicas])
             self._devices_at = list(self.pool.rebuilds)
@@ -393,8 +416,10 @@ class Scheduler:
                     outcome = self.core.load(insert) if kind == "load" else self.core.clear()
             except Exception as exc:
                 if not isinstance(exc, ValueError):
-                    # some replicas may hold the half-done batch: rebuild them all from the log
+                    # some replicas, and the scheduler's graph when it matched the batch itself, may
+                    # hold the half-done batch: rebuild them all from the log
                     self.pool.invalidate_all()
+                    self.core.restore(*self._rebuild_source())
                 raise
             finally:
                 self.pool.batch_done()
@@ -423,8 +448,9 @@ class Scheduler:
             done = time.perf_counter()
             stages = dict(outcome.stages(), log=done - logged)
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
-                            "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
-                            "patterns": events, "stages": stages, "scheduler_seconds": done - start}
+                            "busy_seconds": outcome.busy_seconds, "local": outcome.local,
+                            "elapsed_ms": outcome.elapsed_ms, "patterns": events, "stages": stages,
+                            "scheduler_seconds": done - start}
 
     def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
         encoded = outcome.encoded

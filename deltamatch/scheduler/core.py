@@ -68,6 +68,11 @@ class WorkerPool:
         for r in self.replicas:
             r.apply_only(version, batch)
 
+    def apply_behind(self, version: int, batch: NormalizedBatch) -> None:
+        """Apply without matching, the caller not waiting for it (the scheduler matched the
+        batch itself); done before the pool's next call.  In process: at once."""
+        self.apply_only(version, batch)
+
     def clear(self, version: int) -> None:
         for r in self.replicas:
             r.clear(version)
@@ -148,6 +153,7 @@ class BatchOutcome:
     update_seconds: float = 0.0  # the slowest worker's graph update (part of workers_seconds)
     commit_seconds: float = 0.0  # the scheduler's graph update
     merge_seconds: float = 0.0  # merging and naming the workers' results
+    local: bool = False  # matched by the scheduler (`busy_seconds`: its own), the workers only applied it
 
     def stages(self) -> dict[str, float]:
         """Where the batch's time went, in seconds: intake, allocation (features, model,
@@ -264,35 +270,21 @@ class SchedulerCore:
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
         t0 = self.clock()
         model = [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
-        costs = self._policy_costs(keys, groups, model, feats)
-        t1 = self.clock()
-        if policy in COST_POLICIES:
-            allocation = greedy(np.concatenate(costs) if costs else np.zeros(0), workers)
-            picks = split(allocation, [t.size for t in groups])
-            predicted_load = allocation.predicted
+        local = self.routing.local(None if feats is None else float(sum(m.sum() for m in model)))
+        if local:
+            results, times = self._run_local(version, batch, keys, groups, limit)
+            picks, predicted_load = [], np.zeros(workers)
         else:
-            parts = [allocate(t, workers, policy) for t in groups]
-            picks = [a.assignment for a in parts]
-            predicted_load = sum((a.predicted for a in parts), np.zeros(workers))
-            allocation = parts[-1] if parts else Allocation([np.zeros(0, np.int64)] * workers, predicted_load)
-        t2 = self.clock()
-        self.last_allocation = allocation
-        per_worker: list[dict[int, tuple[TaskList, TaskList]]] = [dict() for _ in range(workers)]
-        for i, pid in enumerate(self.patterns):  # groups 2i, 2i+1 = pattern i's old, new side
-            for w in range(workers):
-                per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
-                                      groups[2 * i + 1].take(picks[2 * i + 1][w]))
-        on_cpu = self._routes(keys, model, picks, workers)
-        t_send = self.clock()
-        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
-                                     for w in range(workers)])
-        t_back = self.clock()
-        self.intake.commit(version, batch)
+            results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
+                                                                      feats, limit)
+        t1, t2, t_send, t_back = times
         self.version = version
         self.names.commit(encoded)
         t_commit = self.clock()
-        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded)
-        outcome.groups = self._record(keys, groups, model, picks, results)
+        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded,
+                               local=local)
+        if not local:
+            outcome.groups = self._record(keys, groups, model, picks, results)
         outcome.predicted_load = [float(x) for x in predicted_load]
         outcome.intake_seconds = t_intake - start
         outcome.prediction_seconds = (t1 - t0) + (t_feats - t_intake)
@@ -317,6 +309,49 @@ class SchedulerCore:
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+    def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
+                     feats: PairFeatures | None, limit: int):
+        """Split the batch's tasks between the workers and run it there, then commit it to the
+        scheduler's graph: (results, (costed, assigned, sent, back) clock times, picks, predicted
+        load per worker)."""
+        workers = len(self.pool)
+        costs = self._policy_costs(keys, groups, model, feats)
+        t1 = self.clock()
+        if self.policy in COST_POLICIES:
+            allocation = greedy(np.concatenate(costs) if costs else np.zeros(0), workers)
+            picks = split(allocation, [t.size for t in groups])
+            predicted_load = allocation.predicted
+        else:
+            parts = [allocate(t, workers, self.policy) for t in groups]
+            picks = [a.assignment for a in parts]
+            predicted_load = sum((a.predicted for a in parts), np.zeros(workers))
+            allocation = parts[-1] if parts else Allocation([np.zeros(0, np.int64)] * workers, predicted_load)
+        t2 = self.clock()
+        self.last_allocation = allocation
+        per_worker: list[dict[int, tuple[TaskList, TaskList]]] = [dict() for _ in range(workers)]
+        for i, pid in enumerate(self.patterns):  # groups 2i, 2i+1 = pattern i's old, new side
+            for w in range(workers):
+                per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
+                                      groups[2 * i + 1].take(picks[2 * i + 1][w]))
+        on_cpu = self._routes(keys, model, picks, workers)
+        t_send = self.clock()
+        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
+                                     for w in range(workers)])
+        t_back = self.clock()
+        self.intake.commit(version, batch)
+        return results, (t1, t2, t_send, t_back), picks, predicted_load
+
+    def _run_local(self, version: int, batch: NormalizedBatch, keys, groups, limit: int):
+        """Match the whole batch on the scheduler's graph (committing it there) while the workers
+        apply it without being waited for: ([result], (costed, assigned, sent, back) clock times)."""
+        t1 = self.clock()
+        tasks = {pid: (groups[2 * i], groups[2 * i + 1]) for i, pid in enumerate(self.patterns)}
+        self.pool.apply_behind(version, batch)
+        t_send = self.clock()
+        result = self.intake.run(BatchPlan(version, batch, tasks, limit),
+                                 {pid: reg.plans for pid, reg in self.patterns.items()})
+        return [result], (t1, t1, t_send, self.clock())
 
     def _routes(self, keys, model, picks, workers: int) -> list[frozenset[tuple[int, str]]]:
         """Per worker, the groups its share of which the routing sends to the CPU engine

@@ -9,7 +9,8 @@ pattern registration (static counts), edge-induced, induced and hoisted plans, b
 above and below the parallel-launch thresholds with insertions and deletions, a batch of
 present edges (the scheduler's parallel edge test), listings, and string vertex names (so
 the listed form is computed under names as well).  The scheduler's intake runs in the
-process that calls `exercise`, the engine in the workers' processes.
+process that calls `exercise`, the engine in the workers' processes; when the core's routing
+may match batches in the scheduler (`Routing.local`), the engine's paths run there too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from deltamatch.scheduler.core import SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.routing import Routing
 
 # 5000 vertices: above the graph's parallel thresholds (4096 rows, 4096 pairs).
 RING = 5000
@@ -43,5 +45,14 @@ def exercise(core: SchedulerCore) -> None:
     core.apply(chords, edges[:300])  # hundreds of tasks: the parallel engine
     core.apply(edges[:2], chords[:2])  # a handful: the serial engine
     core.apply(edges[2:], None)  # thousands of present edges: ignored after the parallel edge test
+    routing = core.routing
+    if routing.mode == "local" or routing.local_below > 0:
+        core.routing = Routing("local")
+        try:
+            for part in (edges[:300], edges[:2]):  # hundreds of tasks, then a handful
+                core.apply(None, part)
+                core.apply(part, None)
+        finally:
+            core.routing = routing
     for pid in core.patterns:
         core.matches(pid)
