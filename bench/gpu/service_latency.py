@@ -17,7 +17,8 @@ HTTP client on loopback:
 End to end is the client's wall time from sending a pre-encoded body to holding the parsed
 answer (the client's own JSON encoding is not the service's).  Stages are the service's
 `deltamatch_batch_stage_seconds` histograms, read after every batch (the difference of
-their sums is that batch's stages); `http` is what is left of end to end.
+their sums is that batch's stages); `http` is what end to end leaves after the API's request
+and scheduler call and the scheduler's own time.
 
 Crossover: `DELTAMATCH_ROUTE_CROSSOVER` is in the cost model's units, per worker's share of a
 (pattern, side) group.  This script predicts each batch's cost the way the scheduler does
@@ -145,7 +146,8 @@ class Service:
             raise RuntimeError(f"batch: {r.status_code} {answer}")
         after = self.stages()
         stages = {k: after[k] - before.get(k, 0.0) for k in after}
-        stages["http"] = max(e2e - sum(stages.values()), 0.0)
+        inside = stages.get("request", 0.0) + stages.get("scheduler_call", 0.0) + stages.get("log", 0.0)
+        stages["http"] = max(e2e - inside - answer["elapsed_ms"] / 1e3, 0.0)
         return e2e, answer, stages
 
     def close(self) -> None:
@@ -301,7 +303,8 @@ def part_b(run: Run, svc: Service, budget: float) -> None:
         shares = [1 - r["busy_ms"] / r["e2e_ms"] for r in rows]
         print(f"| {size} | {len(rows)} | {_pct([r['e2e_ms'] for r in rows], 50):.1f} | "
               f"{_pct([r['busy_ms'] for r in rows], 50):.1f} | {_pct(shares, 50):.1%} |")
-    print(_stage_table([r for rows in by_size.values() for r in rows]), flush=True)
+    for size, rows in by_size.items():
+        print(f"{size}-edge batches:\n{_stage_table(rows)}", flush=True)
 
 
 # part c ------------------------------------------------------------------------------------

@@ -93,8 +93,9 @@ class RayWorkerPool(WorkerPool):
         n = len(self.replicas)
         return self._gather(lambda w: self.replicas[w].static_list.remote(self.boot[w], pattern_id, w, n))
 
-    def execute(self, plans: Sequence[BatchPlan]) -> list[BatchResult]:
-        results = self._gather(lambda w: self.replicas[w].execute.remote(self.boot[w], plans[w]))
+    def execute(self, plans: Sequence[BatchPlan],
+                meanwhile: Callable[[], None] | None = None) -> list[BatchResult]:
+        results = self._gather(lambda w: self.replicas[w].execute.remote(self.boot[w], plans[w]), meanwhile)
         for w, r in enumerate(results):
             self.tasks_run[w] += r.tasks_run
             self.busy_seconds[w] += r.busy_seconds
@@ -134,10 +135,14 @@ class RayWorkerPool(WorkerPool):
         """The in-flight batch is applied everywhere: a rebuild no longer redoes it."""
         self.in_flight = None
 
-    def _gather(self, submit: Callable[[int], ray.ObjectRef]) -> list:
-        """Submit to every worker at once, then collect in worker order."""
+    def _gather(self, submit: Callable[[int], ray.ObjectRef],
+                meanwhile: Callable[[], None] | None = None) -> list:
+        """Submit to every worker at once, run `meanwhile` while they work, then collect in worker
+        order."""
         self._settle()
         refs = [submit(w) for w in range(len(self.replicas))]
+        if meanwhile is not None:
+            meanwhile()
         return [self._result(w, submit, refs[w]) for w in range(len(self.replicas))]
 
     def _result(self, w: int, submit: Callable[[int], ray.ObjectRef], ref=None):

@@ -64,9 +64,9 @@ class _Recording:
     def __len__(self) -> int:
         return len(self.pool)
 
-    def execute(self, plans: list[BatchPlan]):
+    def execute(self, plans: list[BatchPlan], meanwhile=None):
         self.plans.append(plans)
-        return self.pool.execute(plans)
+        return self.pool.execute(plans, meanwhile)
 
     def apply_behind(self, version, batch) -> None:
         self.plans.append(version)
