@@ -5,9 +5,10 @@ Starts `deltamatch serve` through its command module (two workers sharing one ca
 HTTP client on loopback:
 
   c. email-Enron, 1,000-edge batches, each pattern alone (triangle, 4-cycle, diamond, 4-clique,
-     house): one service with every group forced to the GPU (`DELTAMATCH_ROUTE=gpu`), one forced
-     to the CPU engine, then the routing crossover that those two runs measure (below), then
-     the auto-routed service with that crossover: per-pattern batch latency of all three.
+     house): one service with every group forced to the GPU (`DELTAMATCH_ROUTE=gpu`), one to the
+     workers' CPU engines (`cpu`), one to the scheduler's (`local`), then the routing thresholds
+     those runs measure (below), then the auto-routed service with them: per-pattern batch
+     latency of all four.
   a. on the auto-routed service: an RMAT graph of about 10^6 edges, triangle, 100-edge batches:
      p50/p99 end to end and per stage.
   b. on the same service: a larger RMAT graph, 4-clique + diamond + 4-cycle, batches of 10^4
@@ -20,12 +21,14 @@ answer (the client's own JSON encoding is not the service's).  Stages are the se
 their sums is that batch's stages); `http` is what end to end leaves after the API's request
 and scheduler call and the scheduler's own time.
 
-Crossover: `DELTAMATCH_ROUTE_CROSSOVER` is in the cost model's units, per worker's share of a
-(pattern, side) group.  This script predicts each batch's cost the way the scheduler does
-(`Intake` features, `predict_task_cost`, divided by the worker count: the greedy gives each
-worker about an equal share) and picks the threshold that minimizes the total time of the
-forced runs' batches if those below it had run on the CPU and the rest on the GPU.
-`--crossover X` skips the measurement and uses X.
+Thresholds: `DELTAMATCH_ROUTE_CROSSOVER` is in the cost model's units, per worker's share of a
+(pattern, side) group; `DELTAMATCH_ROUTE_LOCAL` per whole batch.  This script predicts each
+batch's cost the way the scheduler does (`Intake` features, `predict_task_cost`; a share is the
+larger side divided by the worker count: the greedy gives each worker about an equal share)
+and picks the crossover that minimizes the total time of the forced runs' insert batches if
+those below it had run on the CPU and the rest on the GPU, then the local threshold the same
+way between the local run and the route the crossover picks.  `--crossover X --local Y` skip
+the measurement.
 
 Every part's batch count shrinks to fit `--time-budget` (seconds for the whole run, service
 starts included); what is skipped is said.  Rows go to `--out`/service-latency-<date>.csv.
@@ -66,6 +69,7 @@ SERVE = (
     "import argparse, sys; from deltamatch.commands import serve; p = argparse.ArgumentParser(); "
     "serve.add_arguments(p); sys.exit(serve.run(p.parse_args()))"
 )
+ENRON = ROOT / "data" / "email-Enron.txt.gz"
 ENRON_PATTERNS = ("triangle", "4-cycle", "diamond", "4-clique", "house")
 STAGE_METRIC = "deltamatch_batch_stage_seconds_sum{"
 FIELDS = ("part", "route", "graph", "edges", "patterns", "batch_edges", "batch", "kind", "e2e_ms",
@@ -81,12 +85,15 @@ def free_port() -> int:
 class Service:
     """One `deltamatch serve` process and an HTTP client to it."""
 
-    def __init__(self, args: argparse.Namespace, route: str, crossover: float | None = None):
+    def __init__(self, args: argparse.Namespace, route: str, crossover: float | None = None,
+                 local: float | None = None):
         self.port = free_port()
         env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", CUPY_GPU_MEMORY_LIMIT="40%",
                    DELTAMATCH_ROUTE=route)
         if crossover is not None:
             env["DELTAMATCH_ROUTE_CROSSOVER"] = repr(crossover)
+        if local is not None:
+            env["DELTAMATCH_ROUTE_LOCAL"] = repr(local)
         share = str(1.0 / args.workers) if args.backend == "cuda" else "0"
         cmd = [sys.executable, "-c", SERVE, "--workers", str(args.workers), "--backend", args.backend,
                "--num-gpus-per-worker", share, "--port", str(self.port), "--log-level", "warning",
@@ -105,8 +112,8 @@ class Service:
                 self.close()
                 raise RuntimeError(f"service ({route}) did not become ready")
             time.sleep(0.5)
-        print(f"service route={route} crossover={crossover} ready after {time.perf_counter() - t0:.1f} s",
-              flush=True)
+        print(f"service route={route} crossover={crossover} local={local} ready after "
+              f"{time.perf_counter() - t0:.1f} s", flush=True)
 
     def post(self, path: str, body: bytes, content_type: str = "application/json") -> dict:
         r = self.http.post(path, content=body, headers={"content-type": content_type})
@@ -184,9 +191,18 @@ class Run:
     deadline: float
     rows: list[dict] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    path: Path = Path("service-latency.csv")
 
     def left(self) -> float:
         return self.deadline - time.perf_counter()
+
+    def save(self) -> Path:
+        """Write every row so far (after each part: a run cut short keeps what it measured)."""
+        with self.path.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)
+            w.writeheader()
+            w.writerows(self.rows)
+        return self.path
 
     def record(self, part: str, route: str, graph: str, edges: int, patterns: str, kind: str, i: int,
                n: int, e2e: float, answer: dict, stages: dict[str, float]) -> dict:
@@ -259,7 +275,7 @@ def part_b(run: Run, svc: Service, budget: float) -> None:
     sizes = [int(s) for s in args.sizes_b.split(",")]
     rng = np.random.default_rng(2)
     order = rng.permutation(g.edges.shape[0])
-    pool = max(sizes) * (args.batches_b + 1)
+    pool = min(max(sizes), g.edges.shape[0] // 2)  # each batch inserts a sample of these, then undone
     held, kept = g.edges[order[:pool]], g.edges[order[pool:]]
     svc.clear()
     svc.load(kept)
@@ -276,7 +292,7 @@ def part_b(run: Run, svc: Service, budget: float) -> None:
                     print(f"part b: {size}-edge batches skipped (one predicted to take {guess:.1f} s, "
                           f"{budget - (time.perf_counter() - t_start):.0f} s left)", flush=True)
                     break
-            ins = held[i * size: i * size + size - n_del]
+            ins = held[rng.choice(held.shape[0], min(size - n_del, held.shape[0]), replace=False)]
             dele = kept[rng.choice(kept.shape[0], n_del, replace=False)]
             e2e, answer, stages = svc.batch(_body(ins, dele))
             undo = _body(dele, ins)  # restore the graph (not timed as part of the result)
@@ -312,12 +328,15 @@ def part_b(run: Run, svc: Service, budget: float) -> None:
 @dataclass
 class Enron:
     """email-Enron: the loaded 90%, the streamed batches, and each batch's predicted cost per
-    pattern (per worker's share, the scheduler's model)."""
+    pattern as the scheduler's model gives it: `share` (a worker's share of the larger side's
+    group, what `DELTAMATCH_ROUTE_CROSSOVER` is compared with) and `total` (both sides, every
+    task: what `DELTAMATCH_ROUTE_LOCAL` is compared with)."""
 
     name: str
     base: np.ndarray
     batches: list[np.ndarray]
-    predicted: dict[str, list[float]]
+    share: dict[str, list[float]]
+    total: dict[str, list[float]]
 
 
 def enron_workload(args: argparse.Namespace) -> Enron:
@@ -326,25 +345,24 @@ def enron_workload(args: argparse.Namespace) -> Enron:
     base, rest = g.edges[:n_load], g.edges[n_load:]
     batches = [rest[i: i + args.batch_c] for i in range(0, args.batch_c * args.batches_c, args.batch_c)]
     batches = [b for b in batches if b.shape[0] == args.batch_c]
-    predicted = {}
+    share: dict[str, list[float]] = {}
+    total: dict[str, list[float]] = {}
     for name in ENRON_PATTERNS:
         pattern = parse_pattern(name)
         plans = compile_plans(pattern, shared_plans(pattern))
         shape = plan_shape(plans)
         intake = Intake()
         intake.commit(1, intake.normalize(base, None))
-        costs = []
+        share[name], total[name] = [], []
         for b in batches:  # each batch on the base graph: the service undoes it before the next
             batch = intake.normalize(b, None)
             feats = intake.features(batch, shape.needs_common)
-            total = 0.0
-            for side in (OLD, NEW):
-                tasks = batch_tasks(plans, batch.changed, batch.deleted.shape[0], side)
-                total = max(total, float(predict_task_cost(tasks, shape, feats.pairs, feats.side(side),
-                                                           neighbour_scan=True).sum()))
-            costs.append(total / args.workers)
-        predicted[name] = costs
-    return Enron(g.name, base, batches, predicted)
+            sides = [float(predict_task_cost(batch_tasks(plans, batch.changed, batch.deleted.shape[0], side),
+                                             shape, feats.pairs, feats.side(side), neighbour_scan=True).sum())
+                     for side in (OLD, NEW)]
+            share[name].append(max(sides) / args.workers)
+            total[name].append(sum(sides))
+    return Enron(g.name, base, batches, share, total)
 
 
 def part_c(run: Run, svc: Service, work: Enron, budget: float) -> None:
@@ -371,33 +389,52 @@ def part_c(run: Run, svc: Service, work: Enron, budget: float) -> None:
         svc.unregister(pid)
 
 
-def measured_crossover(rows: list[dict], work: Enron) -> float | None:
-    """The predicted-cost threshold that minimizes the forced runs' total insert time if batches
-    below it had run on the CPU and the others on the GPU (None: too few batches)."""
-    t = {}
-    for r in rows:
-        if r["part"] == "c" and r["kind"] == "insert" and r["route"] in ("gpu", "cpu"):
-            t[(r["route"], r["patterns"], r["batch"])] = r["e2e_ms"]
-    points = [(work.predicted[p][i], t[("cpu", p, i)], t[("gpu", p, i)])
-              for (route, p, i) in t if route == "cpu" and ("gpu", p, i) in t]
+def _insert_times(rows: list[dict]) -> dict[tuple[str, str, int], float]:
+    """(route, pattern, batch) -> end-to-end ms of part c's insert batches."""
+    return {(r["route"], r["patterns"], r["batch"]): r["e2e_ms"] for r in rows
+            if r["part"] == "c" and r["kind"] == "insert"}
+
+
+def best_threshold(points: list[tuple[float, float, float]]) -> float | None:
+    """Given (predicted cost, ms below, ms above) per batch, the threshold t minimizing the total
+    time when batches predicted below t take the first time and the rest the second (midway
+    between two observed costs; 0 when none is better below; None without points)."""
     if not points:
         return None
-    points.sort()
-    best, best_cost = 0.0, sum(g for _, _, g in points)
+    points = sorted(points)
+    best, best_ms = 0.0, sum(above for _, _, above in points)
     for k in range(1, len(points) + 1):
-        cost = sum(c for _, c, _ in points[:k]) + sum(g for _, _, g in points[k:])
-        if cost < best_cost:
-            nxt = points[k][0] if k < len(points) else points[k - 1][0] * 2
-            best, best_cost = (points[k - 1][0] + nxt) / 2, cost
+        ms = sum(below for _, below, _ in points[:k]) + sum(above for _, _, above in points[k:])
+        if ms < best_ms:
+            nxt = points[k][0] if k < len(points) else 2 * points[k - 1][0]
+            best, best_ms = (points[k - 1][0] + nxt) / 2, ms
     return best
+
+
+def measured_crossover(rows: list[dict], work: Enron) -> float | None:
+    """`DELTAMATCH_ROUTE_CROSSOVER` from the forced cpu and gpu runs."""
+    t = _insert_times(rows)
+    return best_threshold([(work.share[p][i], t[("cpu", p, i)], t[("gpu", p, i)])
+                           for (route, p, i) in t if route == "cpu" and ("gpu", p, i) in t])
+
+
+def measured_local(rows: list[dict], work: Enron, crossover: float) -> float | None:
+    """`DELTAMATCH_ROUTE_LOCAL` from the forced local run against the route `crossover` picks."""
+    t = _insert_times(rows)
+    points = []
+    for (route, p, i), ms in t.items():
+        routed = ("cpu" if work.share[p][i] < crossover else "gpu", p, i)
+        if route == "local" and routed in t:
+            points.append((work.total[p][i], ms, t[routed]))
+    return best_threshold(points)
 
 
 def report_c(rows: list[dict], work: Enron) -> None:
     print(f"\n(c) {work.name}: {work.base.shape[0]} edges loaded, {rows[0]['batch_edges'] if rows else 0}"
-          "-edge batches, each pattern alone; batch latency p50 ms (insert / delete), predicted cost "
-          "per worker p50")
-    routes = [r for r in ("gpu", "cpu", "auto") if any(x["route"] == r for x in rows)]
-    print("| pattern | " + " | ".join(routes) + " | auto vs best | predicted |\n|---|"
+          "-edge batches, each pattern alone; batch latency p50 ms (insert / delete) per route, auto's "
+          "p50 over the best forced route's, predicted cost p50 (a worker's share of a group / the batch)")
+    routes = [r for r in ("gpu", "cpu", "local", "auto") if any(x["route"] == r for x in rows)]
+    print("| pattern | " + " | ".join(routes) + " | auto vs best | predicted share / total |\n|---|"
           + "---|" * (len(routes) + 2))
     for name in ENRON_PATTERNS:
         cells, p50 = [], {}
@@ -406,10 +443,10 @@ def report_c(rows: list[dict], work: Enron) -> None:
                        and r["kind"] == k] for k in ("insert", "delete")}
             p50[route] = _pct(got["insert"] + got["delete"], 50)
             cells.append(f"{_pct(got['insert'], 50):.2f} / {_pct(got['delete'], 50):.2f}")
-        best = min((p50[r] for r in ("gpu", "cpu") if r in p50), default=float("nan"))
+        best = min((p50[r] for r in ("gpu", "cpu", "local") if r in p50), default=float("nan"))
         ratio = p50["auto"] / best if "auto" in p50 else float("nan")
-        predicted = _pct(work.predicted[name], 50)
-        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x | {predicted:.3g} |")
+        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x | {_pct(work.share[name], 50):.3g} / "
+              f"{_pct(work.total[name], 50):.3g} |")
 
 
 # main --------------------------------------------------------------------------------------
@@ -430,36 +467,44 @@ def main() -> int:
     ap.add_argument("--sizes-b", default="10000,100000")
     ap.add_argument("--batches-b", type=int, default=3)
     ap.add_argument("--patterns-b", default="4-clique,diamond,4-cycle")
-    ap.add_argument("--graph-c", default="email-Enron")
+    ap.add_argument("--graph-c", default=str(ENRON) if ENRON.is_file() else "email-Enron",
+                    help="a graph file or a shared graph's name (default data/email-Enron.txt.gz)")
     ap.add_argument("--batch-c", type=int, default=1000)
     ap.add_argument("--batches-c", type=int, default=8)
     ap.add_argument("--crossover", type=float, default=None,
                     help="use this DELTAMATCH_ROUTE_CROSSOVER for the auto run instead of measuring it")
+    ap.add_argument("--local", type=float, default=None,
+                    help="use this DELTAMATCH_ROUTE_LOCAL for the auto run instead of measuring it")
     args = ap.parse_args()
     parts = args.parts.split(",")
     start = time.perf_counter()
     run = Run(args, start + args.time_budget)
+    run.path = Path(args.out) / f"service-latency-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}.csv"
     from deltamatch.bench.meta import commit
 
-    date = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    run.meta = {"date": date, "commit": commit(), "backend": args.backend}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    crossover = args.crossover
+    run.meta = {"date": run.path.stem.rsplit("-", 1)[1], "commit": commit(), "backend": args.backend}
+    run.path.parent.mkdir(parents=True, exist_ok=True)
+    crossover, local = args.crossover, args.local
     work = enron_workload(args) if "c" in parts else None
     ok = True
     try:
-        if "c" in parts and crossover is None:
-            # start costs ~20 s a service on the device; c gets about half of what is left
-            for route in ("gpu", "cpu"):
+        if "c" in parts and (crossover is None or local is None):
+            # a service start costs ~20 s on the device; the forced runs get about half of the budget
+            forced = ("gpu", "cpu", "local")
+            for k, route in enumerate(forced):
                 svc = Service(args, route)
                 try:
-                    part_c(run, svc, work, max(run.left() * (0.22 if route == "gpu" else 0.28) - 5, 5))
+                    part_c(run, svc, work, max(run.left() * 0.55 / (len(forced) - k) - 5, 5))
                 finally:
                     svc.close()
-            crossover = measured_crossover(run.rows, work)
-            print(f"\nmeasured crossover (predicted cost per worker's share): {crossover}", flush=True)
-        svc = Service(args, "auto", crossover)
+                    run.save()
+            if crossover is None:
+                crossover = measured_crossover(run.rows, work) or 0.0
+            if local is None:
+                local = measured_local(run.rows, work, crossover) or 0.0
+            print(f"\nmeasured DELTAMATCH_ROUTE_CROSSOVER={crossover:.6g} (a worker's share of a group), "
+                  f"DELTAMATCH_ROUTE_LOCAL={local:.6g} (a whole batch)", flush=True)
+        svc = Service(args, "auto", crossover, local)
         try:
             rest = [p for p in parts if p in ("c", "a", "b")]
             for k, part in enumerate(rest):
@@ -473,6 +518,7 @@ def main() -> int:
                     part_a(run, svc, budget)
                 else:
                     part_b(run, svc, budget)
+                run.save()
         finally:
             svc.close()
     except Exception as exc:  # the rows so far are still written
@@ -480,12 +526,9 @@ def main() -> int:
         ok = False
     if work is not None:
         report_c([r for r in run.rows if r["part"] == "c"], work)
-        print(f"crossover used by the auto run: {crossover}")
-    path = out / f"service-latency-{date}.csv"
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(run.rows)
+        print(f"thresholds of the auto run: DELTAMATCH_ROUTE_CROSSOVER={crossover}, "
+              f"DELTAMATCH_ROUTE_LOCAL={local}")
+    path = run.save()
     print(f"\n{len(run.rows)} rows -> {path}; {time.perf_counter() - start:.0f} s "
           f"(load average {os.getloadavg()[0]:.2f})", flush=True)
     return 0 if ok else 1
