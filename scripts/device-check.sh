@@ -5,12 +5,16 @@
 # Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "static", the static counts against G2Miner,
 # "cpu-replay", the CPU replay benchmark on the device host's cores, and "multi", workers on Ray scaled
 # 1 -> 2 -> 4 with every allocation policy's per-batch balance: one GPU each, or a share of the card
-# when there are fewer GPUs; run it alone, it takes the whole call), PYTEST_ARGS (extra pytest
+# when there are fewer GPUs; run it alone, it takes the whole call; "latency", the service's per-batch
+# latency and overhead share with two workers sharing the card, and the measured routing thresholds:
+# bench/gpu/service_latency.py, run it alone too), PYTEST_ARGS (extra pytest
 # arguments), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), STATIC_ARGS (bench/gpu/static_bench.py),
 # REPLAY_ARGS (bench/cpu/replay_bench.py), MULTI_ARGS (python -m deltamatch.bench.multi_gpu; its
-# --time-budget keeps it inside MULTI_TIMEOUT), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT /
-# BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT and BENCH_BUDGET (s; defaults keep
-# the whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy has no git history).
+# --time-budget keeps it inside MULTI_TIMEOUT), LATENCY_ARGS (bench/gpu/service_latency.py; its
+# --time-budget keeps it inside LATENCY_TIMEOUT), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT /
+# BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT and BENCH_BUDGET
+# (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy
+# has no git history).  "latency" reads data/email-Enron.txt.gz: carry [".devbundle", "data"].
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -49,6 +53,10 @@ for step in $STEPS; do
       timeout "${MULTI_TIMEOUT:-530}" $PY -m deltamatch.bench.multi_gpu --out "$OUT" \
         ${MULTI_ARGS:---graphs rmat:22 rmat:23 --sizes 10000 100000 --workers 1 2 4 --time-budget 450} 2>&1 \
         | tee "$OUT/multi-gpu.log" || status=1 ;;
+    latency)
+      # shellcheck disable=SC2086
+      timeout "${LATENCY_TIMEOUT:-360}" $PY bench/gpu/service_latency.py --out "$OUT" \
+        ${LATENCY_ARGS:---time-budget 300} 2>&1 | tee "$OUT/service-latency.log" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

@@ -39,7 +39,7 @@ from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
 from deltamatch.scheduler.warmup import exercise
-from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors
+from deltamatch.workers.actor import SCRATCH, StaleWorkerError, make_worker_actors, thread_env
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.lifeline import Lifeline, OwnerProcess
 from deltamatch.workers.protocol import BatchPlan, BatchResult, PatternPlans
@@ -71,6 +71,7 @@ class RayWorkerPool(WorkerPool):
         self.boot: list[str | None] = [None] * len(handles)
         self.plans: dict[int, PatternPlans] = {}
         self.in_flight: tuple[int, NormalizedBatch] | None = None  # an unacknowledged bulk load
+        self.behind: list[tuple[int, Callable[[int], ray.ObjectRef], ray.ObjectRef]] = []  # apply_behind's
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
@@ -92,8 +93,9 @@ class RayWorkerPool(WorkerPool):
         n = len(self.replicas)
         return self._gather(lambda w: self.replicas[w].static_list.remote(self.boot[w], pattern_id, w, n))
 
-    def execute(self, plans: Sequence[BatchPlan]) -> list[BatchResult]:
-        results = self._gather(lambda w: self.replicas[w].execute.remote(self.boot[w], plans[w]))
+    def execute(self, plans: Sequence[BatchPlan],
+                meanwhile: Callable[[], None] | None = None) -> list[BatchResult]:
+        results = self._gather(lambda w: self.replicas[w].execute.remote(self.boot[w], plans[w]), meanwhile)
         for w, r in enumerate(results):
             self.tasks_run[w] += r.tasks_run
             self.busy_seconds[w] += r.busy_seconds
@@ -103,20 +105,44 @@ class RayWorkerPool(WorkerPool):
         self.in_flight = (version, batch)
         self._gather(lambda w: self.replicas[w].apply_only.remote(self.boot[w], version, batch))
 
+    def apply_behind(self, version: int, batch: NormalizedBatch) -> None:
+        """Send every worker the batch to apply, without waiting: `_settle` collects the answers
+        before the pool's next call (by then the batch is logged, so a worker that failed it is
+        rebuilt with it)."""
+        self._settle()
+
+        def submit(w: int) -> ray.ObjectRef:
+            return self.replicas[w].apply_only.remote(self.boot[w], version, batch)
+
+        self.behind = [(w, submit, submit(w)) for w in range(len(self.replicas))]
+
     def clear(self, version: int) -> None:
         self._gather(lambda w: self.replicas[w].clear.remote(self.boot[w], version))
 
     def info(self, w: int) -> dict:
         """Worker w's device and counters (`Worker.info`)."""
+        self._settle()
         return self._result(w, lambda w: self.replicas[w].info.remote())
+
+    def _settle(self) -> None:
+        """Wait for the applies `apply_behind` sent (rebuild-and-retry like any call: a retried
+        apply of a version the worker holds does nothing)."""
+        behind, self.behind = self.behind, []
+        for w, submit, ref in behind:
+            self._result(w, submit, ref)
 
     def batch_done(self) -> None:
         """The in-flight batch is applied everywhere: a rebuild no longer redoes it."""
         self.in_flight = None
 
-    def _gather(self, submit: Callable[[int], ray.ObjectRef]) -> list:
-        """Submit to every worker at once, then collect in worker order."""
+    def _gather(self, submit: Callable[[int], ray.ObjectRef],
+                meanwhile: Callable[[], None] | None = None) -> list:
+        """Submit to every worker at once, run `meanwhile` while they work, then collect in worker
+        order."""
+        self._settle()
         refs = [submit(w) for w in range(len(self.replicas))]
+        if meanwhile is not None:
+            meanwhile()
         return [self._result(w, submit, refs[w]) for w in range(len(self.replicas))]
 
     def _result(self, w: int, submit: Callable[[int], ray.ObjectRef], ref=None):
@@ -172,6 +198,7 @@ class RayWorkerPool(WorkerPool):
     def invalidate_all(self) -> None:
         """Forget every worker's boot id: each is rebuilt from the log before its next call."""
         self.boot = [None] * len(self.replicas)
+        self.behind = []
 
 
 class ScratchPool(RayWorkerPool):
@@ -234,10 +261,11 @@ class Scheduler:
         self.repair = repair
         self.snapshot_every = snapshot_every
         self.snapshot_bytes = snapshot_bytes
-        handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, owner=owner)
+        env = thread_env(num_workers)
+        handles = make_worker_actors(num_workers, backend, num_gpus_per_worker, owner=owner, env=env)
         self.pool = RayWorkerPool(
             handles, self._rebuild_source,
-            spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner)[0])
+            spawn=lambda: make_worker_actors(1, backend, num_gpus_per_worker, owner=owner, env=env)[0])
         self.core = SchedulerCore(self.pool, list_limit=list_limit, policy=policy, routing=routing)
         self.lock = threading.Lock()
         self._ready = False
@@ -271,7 +299,8 @@ class Scheduler:
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
             warm = time.perf_counter()
-            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy))
+            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy,
+                                   routing=self.core.routing))
             ray.get([h.drop_scratch.remote() for h in self.pool.replicas])
             self.devices = ray.get([h.info.remote() for h in self.pool.replicas])
             self._devices_at = list(self.pool.rebuilds)
@@ -392,8 +421,10 @@ class Scheduler:
                     outcome = self.core.load(insert) if kind == "load" else self.core.clear()
             except Exception as exc:
                 if not isinstance(exc, ValueError):
-                    # some replicas may hold the half-done batch: rebuild them all from the log
+                    # some replicas, and the scheduler's graph when it matched the batch itself, may
+                    # hold the half-done batch: rebuild them all from the log
                     self.pool.invalidate_all()
+                    self.core.restore(*self._rebuild_source())
                 raise
             finally:
                 self.pool.batch_done()
@@ -422,8 +453,9 @@ class Scheduler:
             done = time.perf_counter()
             stages = dict(outcome.stages(), log=done - logged)
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
-                            "busy_seconds": outcome.busy_seconds, "elapsed_ms": outcome.elapsed_ms,
-                            "patterns": events, "stages": stages, "scheduler_seconds": done - start}
+                            "busy_seconds": outcome.busy_seconds, "local": outcome.local,
+                            "elapsed_ms": outcome.elapsed_ms, "patterns": events, "stages": stages,
+                            "scheduler_seconds": done - start}
 
     def _log_batch(self, kind: str, outcome: BatchOutcome, answer: dict, batch_id: str | None) -> None:
         encoded = outcome.encoded

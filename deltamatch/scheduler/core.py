@@ -60,13 +60,23 @@ class WorkerPool:
         n = len(self.replicas)
         return [r.static_list(pattern_id, i, n) for i, r in enumerate(self.replicas)]
 
-    def execute(self, plans: Sequence[BatchPlan]) -> list[BatchResult]:
-        """Worker w runs plans[w]."""
-        return [r.execute(p) for r, p in zip(self.replicas, plans, strict=True)]
+    def execute(self, plans: Sequence[BatchPlan],
+                meanwhile: Callable[[], None] | None = None) -> list[BatchResult]:
+        """Worker w runs plans[w]; `meanwhile` runs while they work (here: after them, so a
+        failed batch never reaches it)."""
+        results = [r.execute(p) for r, p in zip(self.replicas, plans, strict=True)]
+        if meanwhile is not None:
+            meanwhile()
+        return results
 
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:
         for r in self.replicas:
             r.apply_only(version, batch)
+
+    def apply_behind(self, version: int, batch: NormalizedBatch) -> None:
+        """Apply without matching, the caller not waiting for it (the scheduler matched the
+        batch itself); done before the pool's next call.  In process: at once."""
+        self.apply_only(version, batch)
 
     def clear(self, version: int) -> None:
         for r in self.replicas:
@@ -146,19 +156,22 @@ class BatchOutcome:
     encoded: Encoded | None = None  # the batch in engine ids, and the names it added (for the log)
     workers_seconds: float = 0.0  # sending the plans until the last result is back
     update_seconds: float = 0.0  # the slowest worker's graph update (part of workers_seconds)
-    commit_seconds: float = 0.0  # the scheduler's graph update
-    merge_seconds: float = 0.0  # merging and naming the workers' results
+    commit_seconds: float = 0.0  # the scheduler's graph update, done while the workers run
+    merge_seconds: float = 0.0  # keeping the batch's names, merging and naming the workers' results
+    local: bool = False  # matched by the scheduler (`busy_seconds`: its own), the workers only applied it
 
     def stages(self) -> dict[str, float]:
-        """Where the batch's time went, in seconds: intake, allocation (features, model,
-        assignment), transport (sending plans and results: the part of the workers' round
-        trip the busiest worker was not busy), graph_update and matching (the busiest
-        worker's), commit (the scheduler's graph update), merge."""
+        """Where the batch's time went, in seconds, adding up to `elapsed_ms`: intake, allocation
+        (features, model, assignment), transport (sending plans and results: the part of the
+        workers' round trip the busiest worker was not busy), graph_update and matching (the
+        busiest worker's), commit (the part of the scheduler's graph update longer than the
+        busiest worker's time, which it overlaps; transport hides a little more of it), merge."""
         busiest = max(self.busy_seconds, default=0.0)
+        commit = max(self.commit_seconds - busiest, 0.0)
         return {"intake": self.intake_seconds, "allocation": self.allocation_seconds,
-                "transport": max(self.workers_seconds - busiest, 0.0), "graph_update": self.update_seconds,
-                "matching": max(busiest - self.update_seconds, 0.0), "commit": self.commit_seconds,
-                "merge": self.merge_seconds}
+                "transport": max(self.workers_seconds - busiest - commit, 0.0),
+                "graph_update": self.update_seconds, "matching": max(busiest - self.update_seconds, 0.0),
+                "commit": commit, "merge": self.merge_seconds}
 
     @property
     def imbalance(self) -> float:
@@ -264,14 +277,59 @@ class SchedulerCore:
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
         t0 = self.clock()
         model = [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
+        local = self.routing.local(None if feats is None else float(sum(m.sum() for m in model)))
+        if local:
+            results, times = self._run_local(version, batch, keys, groups, limit)
+            picks, predicted_load = [], np.zeros(workers)
+        else:
+            results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
+                                                                      feats, limit)
+        t1, t2, t_send, t_back, commit_seconds = times
+        self.version = version
+        self.names.commit(encoded)
+        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded,
+                               local=local)
+        if not local:
+            outcome.groups = self._record(keys, groups, model, picks, results)
+        outcome.predicted_load = [float(x) for x in predicted_load]
+        outcome.intake_seconds = t_intake - start
+        outcome.prediction_seconds = (t1 - t0) + (t_feats - t_intake)
+        outcome.sort_seconds = t2 - t1
+        outcome.workers_seconds = t_back - t_send
+        outcome.update_seconds = max((r.update_seconds for r in results), default=0.0)
+        outcome.commit_seconds = commit_seconds
+        for pid, reg in self.patterns.items():
+            removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
+            added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
+            reg.total += added.count - removed.count
+            reg.version = version
+            aut = reg.pattern.automorphisms
+            outcome.deltas[pid] = PatternDelta(
+                added.count, removed.count, reg.total, self.names.listed(added.rows, aut),
+                self.names.listed(removed.rows, aut), added.truncated or removed.truncated,
+            )
+        outcome.merge_seconds = self.clock() - t_back
+        outcome.busy_seconds = [r.busy_seconds for r in results]
+        outcome.allocation_seconds = outcome.prediction_seconds + outcome.sort_seconds
+        outcome.elapsed_ms = (self.clock() - start) * 1e3
+        if self.on_batch:
+            self.on_batch(outcome)
+        return outcome
+
+    def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
+                     feats: PairFeatures | None, limit: int):
+        """Split the batch's tasks between the workers and run it there, then commit it to the
+        scheduler's graph: (results, (costed, assigned, sent, back) clock times, picks, predicted
+        load per worker)."""
+        workers = len(self.pool)
         costs = self._policy_costs(keys, groups, model, feats)
         t1 = self.clock()
-        if policy in COST_POLICIES:
+        if self.policy in COST_POLICIES:
             allocation = greedy(np.concatenate(costs) if costs else np.zeros(0), workers)
             picks = split(allocation, [t.size for t in groups])
             predicted_load = allocation.predicted
         else:
-            parts = [allocate(t, workers, policy) for t in groups]
+            parts = [allocate(t, workers, self.policy) for t in groups]
             picks = [a.assignment for a in parts]
             predicted_load = sum((a.predicted for a in parts), np.zeros(workers))
             allocation = parts[-1] if parts else Allocation([np.zeros(0, np.int64)] * workers, predicted_load)
@@ -283,40 +341,31 @@ class SchedulerCore:
                 per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
                                       groups[2 * i + 1].take(picks[2 * i + 1][w]))
         on_cpu = self._routes(keys, model, picks, workers)
+        committed = []
+
+        def commit() -> None:
+            t = self.clock()
+            self.intake.commit(version, batch)
+            committed.append(self.clock() - t)
+
         t_send = self.clock()
+        # The scheduler's own graph update overlaps the workers' (a batch that then fails restores
+        # it: `restore`, the caller's duty, as for any failed batch).
         results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
-                                     for w in range(workers)])
+                                     for w in range(workers)], meanwhile=commit)
+        return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
+
+    def _run_local(self, version: int, batch: NormalizedBatch, keys, groups, limit: int):
+        """Match the whole batch on the scheduler's graph (committing it there) while the workers
+        apply it without being waited for: ([result], (costed, assigned, sent, back) clock times)."""
+        t1 = self.clock()
+        tasks = {pid: (groups[2 * i], groups[2 * i + 1]) for i, pid in enumerate(self.patterns)}
+        self.pool.apply_behind(version, batch)
+        t_send = self.clock()
+        result = self.intake.run(BatchPlan(version, batch, tasks, limit),
+                                 {pid: reg.plans for pid, reg in self.patterns.items()})
         t_back = self.clock()
-        self.intake.commit(version, batch)
-        self.version = version
-        self.names.commit(encoded)
-        t_commit = self.clock()
-        outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded)
-        outcome.groups = self._record(keys, groups, model, picks, results)
-        outcome.predicted_load = [float(x) for x in predicted_load]
-        outcome.intake_seconds = t_intake - start
-        outcome.prediction_seconds = (t1 - t0) + (t_feats - t_intake)
-        outcome.sort_seconds = t2 - t1
-        outcome.workers_seconds = t_back - t_send
-        outcome.update_seconds = max((r.update_seconds for r in results), default=0.0)
-        outcome.commit_seconds = t_commit - t_back
-        for pid, reg in self.patterns.items():
-            removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
-            added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
-            reg.total += added.count - removed.count
-            reg.version = version
-            aut = reg.pattern.automorphisms
-            outcome.deltas[pid] = PatternDelta(
-                added.count, removed.count, reg.total, self.names.listed(added.rows, aut),
-                self.names.listed(removed.rows, aut), added.truncated or removed.truncated,
-            )
-        outcome.merge_seconds = self.clock() - t_commit
-        outcome.busy_seconds = [r.busy_seconds for r in results]
-        outcome.allocation_seconds = outcome.prediction_seconds + outcome.sort_seconds
-        outcome.elapsed_ms = (self.clock() - start) * 1e3
-        if self.on_batch:
-            self.on_batch(outcome)
-        return outcome
+        return [result], (t1, t1, t_send, t_back, 0.0)
 
     def _routes(self, keys, model, picks, workers: int) -> list[frozenset[tuple[int, str]]]:
         """Per worker, the groups its share of which the routing sends to the CPU engine

@@ -4,18 +4,21 @@
 order: `DynamicGraph.normalize`) and computes the cost model's features on its own graph,
 so neither needs a round trip to a worker.  It changes only when `commit` is called, after
 every worker has applied the batch: a batch that fails part-way leaves it at the last
-applied version.
+applied version.  `run` matches a batch on this graph itself (the routing's `local` batches),
+applying it in the middle; if that fails part-way the graph must be restored (`restore`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from deltamatch.workers.backends import CpuBackend
 from deltamatch.workers.features import PairFeatures, pair_features
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
-from deltamatch.workers.protocol import GraphStats
+from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans
+from deltamatch.workers.replica import GraphReplica
 
 
 class Intake:
@@ -44,6 +47,20 @@ class Intake:
     def commit(self, version: int, batch: NormalizedBatch) -> None:
         """Apply `batch` (normalized against this graph) as `version`."""
         self.graph.apply(batch)
+        self._committed(version, batch)
+
+    def run(self, plan: BatchPlan, patterns: Mapping[int, PatternPlans]) -> BatchResult:
+        """Run `plan` (every task of its batch) on this graph with the CPU engine, as a worker
+        would, and so commit its batch as `plan.version`; a failure part-way may leave the
+        batch half applied (the caller restores the graph)."""
+        replica = GraphReplica(CpuBackend(self.graph))
+        for pid, plans in patterns.items():
+            replica.register(pid, plans)
+        result = replica.execute(plan)
+        self._committed(plan.version, plan.batch)
+        return result
+
+    def _committed(self, version: int, batch: NormalizedBatch) -> None:
         self.version = version
         pending, self._pending = self._pending, None
         self._totals = pending[1:] if pending is not None and pending[0] is batch else None

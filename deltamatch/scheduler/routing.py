@@ -1,12 +1,17 @@
-"""Which engine runs a task group: the device's or the CPU engine, by predicted size.
+"""Where a batch's matching runs: the device's engine, the workers' CPU engine, or the scheduler.
 
 A group (one pattern, one side, one worker's share of a batch) whose predicted cost
 (`scheduler/cost.py`, PGMiner's units) is below the crossover runs on the worker's CPU
 engine even when the worker has a GPU: a kernel launch, its transfers and its device
-graph update cost a few ms, more than a small group's whole search on the host.  The
-crossover is a setting, to be measured on each device (`deltamatch bench --sweep`); the
-default 0 sends every group to the device.  `DELTAMATCH_ROUTE` forces either engine.
-A worker without a GPU runs everything on the CPU whatever the route says.
+graph update cost a few ms, more than a small group's whole search on the host.  A whole
+batch whose predicted cost (every group, both sides) is below `local_below` is matched by
+the scheduler itself, on its own copy of the graph with the CPU engine; the workers then
+only apply it, and nobody waits for them (a round trip to the workers costs more than such
+a batch's search).  Both thresholds are settings, to be measured on each machine
+(`bench/gpu/service_latency.py` reports them); the defaults, 0, send every group to the
+workers' devices.  `DELTAMATCH_ROUTE` forces one place for everything: `gpu`, `cpu`
+(the workers' CPU engines) or `local` (the scheduler).  A worker without a GPU runs
+everything on the CPU whatever the route says.
 """
 
 from __future__ import annotations
@@ -15,34 +20,33 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-ROUTE_ENV = "DELTAMATCH_ROUTE"  # auto (default), cpu or gpu
+ROUTE_ENV = "DELTAMATCH_ROUTE"  # auto (default), cpu, gpu or local
 CROSSOVER_ENV = "DELTAMATCH_ROUTE_CROSSOVER"  # predicted cost below which auto picks the CPU
-MODES = ("auto", "cpu", "gpu")
+LOCAL_ENV = "DELTAMATCH_ROUTE_LOCAL"  # predicted batch cost below which auto matches in the scheduler
+MODES = ("auto", "cpu", "gpu", "local")
 
 
 @dataclass(frozen=True)
 class Routing:
-    """The route setting: `mode` and, for `auto`, the `crossover` in predicted-cost units."""
+    """The route setting: `mode` and, for `auto`, the `crossover` and `local_below` thresholds
+    in predicted-cost units."""
 
     mode: str = "auto"
     crossover: float = 0.0
+    local_below: float = 0.0
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"{ROUTE_ENV}: expected one of {', '.join(MODES)}, got {self.mode!r}")
-        if not self.crossover >= 0:
-            raise ValueError(f"{CROSSOVER_ENV}: expected a non-negative number, got {self.crossover!r}")
+        for name, value in ((CROSSOVER_ENV, self.crossover), (LOCAL_ENV, self.local_below)):
+            if not value >= 0:
+                raise ValueError(f"{name}: expected a non-negative number, got {value!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Routing:
         env = os.environ if env is None else env
         mode = env.get(ROUTE_ENV, "auto").strip().lower() or "auto"
-        raw = env.get(CROSSOVER_ENV, "0").strip() or "0"
-        try:
-            crossover = float(raw)
-        except ValueError:
-            raise ValueError(f"{CROSSOVER_ENV}: expected a non-negative number, got {raw!r}") from None
-        return cls(mode, crossover)
+        return cls(mode, _number(env, CROSSOVER_ENV), _number(env, LOCAL_ENV))
 
     def on_cpu(self, predicted: float | None) -> bool:
         """Whether a group of this predicted cost runs on the CPU engine (None: the policy
@@ -50,3 +54,18 @@ class Routing:
         if self.mode != "auto":
             return self.mode == "cpu"
         return predicted is not None and predicted < self.crossover
+
+    def local(self, predicted: float | None) -> bool:
+        """Whether a batch of this predicted cost (all its groups) is matched in the scheduler
+        (None: nothing predicted, so `auto` sends it to the workers)."""
+        if self.mode != "auto":
+            return self.mode == "local"
+        return predicted is not None and predicted < self.local_below
+
+
+def _number(env: Mapping[str, str], name: str) -> float:
+    raw = env.get(name, "0").strip() or "0"
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name}: expected a non-negative number, got {raw!r}") from None

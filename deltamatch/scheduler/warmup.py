@@ -10,7 +10,9 @@ above and below the parallel-launch thresholds with insertions and deletions, a 
 outgrows its block (relocation: on a GPU worker, CuPy compiles the reductions it uses on
 first use, 4.5 s on an H200), a batch of present edges (the scheduler's parallel edge test),
 listings, and string vertex names (so the listed form is computed under names as well).  The
-scheduler's intake runs in the process that calls `exercise`, the engine in the workers' processes.
+scheduler's intake runs in the process that calls `exercise`, the engine in the workers'
+processes; when the core's routing may match batches in the scheduler (`Routing.local`), the
+engine's paths run there too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from deltamatch.scheduler.core import SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.routing import Routing
 
 # 5000 vertices: above the graph's parallel thresholds (4096 rows, 4096 pairs).
 RING = 5000
@@ -48,5 +51,14 @@ def exercise(core: SchedulerCore) -> None:
     star = np.char.add("w", np.stack([np.ones(GROWN, dtype=int), fresh], 1).astype(str))
     core.apply(star, None)  # vertex w1's row outgrows its block and moves
     core.apply(edges[2:], None)  # thousands of present edges: ignored after the parallel edge test
+    routing = core.routing
+    if routing.mode == "local" or routing.local_below > 0:
+        core.routing = Routing("local")
+        try:
+            for part in (edges[:300], edges[:2]):  # hundreds of tasks, then a handful
+                core.apply(None, part)
+                core.apply(part, None)
+        finally:
+            core.routing = routing
     for pid in core.patterns:
         core.matches(pid)

@@ -116,7 +116,7 @@ class Metrics:
         self.stages.labels("scheduler_call").observe(max(call - info["scheduler_seconds"], 0.0))
         for stage, stage_seconds in info["stages"].items():
             self.stages.labels(stage).observe(stage_seconds)
-        busy = info.get("busy_seconds") or []
+        busy = [] if info.get("local") else info.get("busy_seconds") or []  # local: the scheduler's
         for w, b in enumerate(busy):
             self.busy.labels(str(w)).inc(b)
         if busy and min(busy) > 0:
@@ -164,7 +164,7 @@ class Service:
         self.scheduler = make_scheduler_actor(
             str(Path(cfg.data_dir).resolve()), list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every,
             policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair,
-            routing=Routing(cfg.route, cfg.route_crossover), **self.worker_options)
+            routing=Routing(cfg.route, cfg.route_crossover, cfg.route_local), **self.worker_options)
         recovered = await self.scheduler.start.remote()
         patterns = await self.scheduler.patterns.remote()
         self.stream.sync([(p["id"], p["version"], p["total"]) for p in patterns])
@@ -343,7 +343,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.state.service = svc
     m = svc.metrics
 
-    def require_token(request: Request) -> None:
+    async def require_token(request: Request) -> None:
         token = svc.config.token
         if not token:
             return

@@ -34,8 +34,9 @@ class ServiceConfig:
     ray_num_cpus: int | None = None
     policy: str = "calibrated"
     repair: bool = False  # cut a damaged log at the damage (a copy is kept) instead of refusing to start
-    route: str = "auto"  # task groups to the device or the CPU engine: auto, cpu, gpu
+    route: str = "auto"  # where matching runs: auto, cpu, gpu, local (`scheduler/routing.py`)
     route_crossover: float = 0.0  # predicted cost below which auto picks the CPU engine
+    route_local: float = 0.0  # predicted batch cost below which auto matches in the scheduler
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
@@ -57,7 +58,7 @@ class ServiceConfig:
             raise ValueError(f"backend must be auto, cpu or cuda, got {self.backend!r}")
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        Routing(self.route, self.route_crossover)  # raises naming the variable
+        Routing(self.route, self.route_crossover, self.route_local)  # raises naming the variable
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if self.num_gpus_per_worker is not None and self.num_gpus_per_worker < 0:

@@ -24,8 +24,9 @@ class GraphReplica:
 
     clock = staticmethod(time.perf_counter)  # busy-time clock; benchmarks may use CPU time
 
-    def __init__(self, backend: str = "auto") -> None:
-        self.backend = make_backend(backend)
+    def __init__(self, backend: str | CpuBackend = "auto") -> None:
+        """`backend`: a kind for `make_backend`, or a backend to run on (the scheduler's graph)."""
+        self.backend = make_backend(backend) if isinstance(backend, str) else backend
         self.patterns: dict[int, PatternPlans] = {}
         self.version = 0
         self.tasks_run = 0

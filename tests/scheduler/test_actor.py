@@ -13,6 +13,7 @@ from deltamatch.kernels.reference import reference_matches
 from deltamatch.scheduler.actor import make_scheduler_actor
 from deltamatch.scheduler.batch_log import LogWriteError
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.routing import Routing
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -181,3 +182,24 @@ def test_failed_log_write_forgets_the_names_the_batch_added(ray_address, small_d
     again = _scheduler(small_disk.path / "data")
     assert ray.get(again.matches.remote(tri, 0, None))[2].tolist() == want
     ray.kill(again)
+
+
+def test_local_batches_keep_the_workers_current_through_a_worker_kill(ray_address, tmp_path, make_core):
+    """Batches the scheduler matches itself reach the workers behind its answer; a worker killed
+    meanwhile is rebuilt from the log before the next call, and their static counts agree."""
+    sched = _scheduler(tmp_path, routing=Routing("local"))
+    local = make_core(replicas=1)
+    pid = ray.get(sched.register.remote("triangle"))["id"]
+    local.register(parse_pattern("triangle"))
+    rng = np.random.default_rng(8)
+    for b in range(4):
+        ins = _random_batch(rng, 30, 60)
+        if b == 2:  # the apply of batch 2 (and maybe 1) is lost with it
+            ray.kill(ray.get(sched.worker_handles.remote())[0], no_restart=False)
+        answer, info = ray.get(sched.apply.remote(ins, None))
+        want = local.apply(ins, None).deltas[1]
+        assert info["local"] and answer["deltas"][str(pid)]["total"] == want.total
+        assert info["patterns"][pid]["added"].tolist() == want.added.tolist()
+    assert ray.get(sched.register.remote("triangle"))["total"] == want.total  # counted by the workers
+    assert ray.get(sched.cluster.remote())["workers"][0]["rebuilds"] == 1
+    ray.kill(sched)

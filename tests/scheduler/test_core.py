@@ -216,7 +216,7 @@ def test_workers_receive_the_batch_normalized_once_with_its_new_vertices(make_co
     core.apply([(10, 20)], [])
     sent = []
     execute = core.pool.execute
-    core.pool.execute = lambda plans: sent.append(plans) or execute(plans)
+    core.pool.execute = lambda plans, meanwhile=None: sent.append(plans) or execute(plans, meanwhile)
     core.apply([(30, 10), (20, 30), (20, 10)], [])
     (plans,) = sent
     assert all(p.batch is plans[0].batch for p in plans)

@@ -1,7 +1,9 @@
-"""Routing task groups between the device and the CPU engine by predicted size."""
+"""Routing by predicted size: task groups between the device and the CPU engine, small batches
+to the scheduler's own engine."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from deltamatch.scheduler.patterns import parse_pattern
@@ -20,17 +22,31 @@ def test_a_forced_route_ignores_the_prediction(mode, expected):
     assert r.on_cpu(1.0) == r.on_cpu(1e9) == r.on_cpu(None) == expected
 
 
+def test_auto_matches_batches_below_the_local_threshold_in_the_scheduler():
+    r = Routing("auto", crossover=100.0, local_below=50.0)
+    assert (r.local(49.0), r.local(50.0), r.local(None)) == (True, False, False)
+    assert not Routing("auto").local(0.0)  # off by default
+
+
+@pytest.mark.parametrize("mode", ["cpu", "gpu", "local"])
+def test_a_forced_route_decides_where_every_batch_runs(mode):
+    r = Routing(mode, local_below=100.0)
+    assert r.local(1.0) == r.local(1e9) == r.local(None) == (mode == "local")
+
+
 def test_settings_come_from_the_environment():
-    env = {"DELTAMATCH_ROUTE": " CPU ", "DELTAMATCH_ROUTE_CROSSOVER": "2.5e4"}
-    assert Routing.from_env(env) == Routing("cpu", 25000.0)
-    assert Routing.from_env({}) == Routing("auto", 0.0)
+    env = {"DELTAMATCH_ROUTE": " CPU ", "DELTAMATCH_ROUTE_CROSSOVER": "2.5e4", "DELTAMATCH_ROUTE_LOCAL": "7"}
+    assert Routing.from_env(env) == Routing("cpu", 25000.0, 7.0)
+    assert Routing.from_env({}) == Routing("auto", 0.0, 0.0)
 
 
 CROSSOVER = "DELTAMATCH_ROUTE_CROSSOVER"
+LOCAL = "DELTAMATCH_ROUTE_LOCAL"
 
 
 @pytest.mark.parametrize("env, field", [({"DELTAMATCH_ROUTE": "fpga"}, "DELTAMATCH_ROUTE"),
-                                        ({CROSSOVER: "many"}, CROSSOVER), ({CROSSOVER: "-1"}, CROSSOVER)])
+                                        ({CROSSOVER: "many"}, CROSSOVER), ({CROSSOVER: "-1"}, CROSSOVER),
+                                        ({LOCAL: "x"}, LOCAL), ({LOCAL: "-2"}, LOCAL)])
 def test_bad_settings_are_refused_naming_the_variable(env, field):
     with pytest.raises(ValueError, match=field):
         Routing.from_env(env)
@@ -48,9 +64,13 @@ class _Recording:
     def __len__(self) -> int:
         return len(self.pool)
 
-    def execute(self, plans: list[BatchPlan]):
+    def execute(self, plans: list[BatchPlan], meanwhile=None):
         self.plans.append(plans)
-        return self.pool.execute(plans)
+        return self.pool.execute(plans, meanwhile)
+
+    def apply_behind(self, version, batch) -> None:
+        self.plans.append(version)
+        self.pool.apply_behind(version, batch)
 
 
 def _routed(make_core, routing: Routing) -> tuple[list[frozenset], dict]:
@@ -72,3 +92,43 @@ def test_core_routes_each_workers_share_by_its_predicted_cost(make_core):
     assert same == base
     forced, _ = _routed(make_core, Routing("cpu"))
     assert forced == every
+
+
+def _session(make_core, routing: Routing):
+    """Two workers, three patterns (one induced), batches with insertions and deletions: every
+    outcome's counts and listings, the workers' graphs, and what the pool was sent."""
+    core = make_core(replicas=2, routing=routing)
+    core.pool = _Recording(core.pool)
+    for name, induced in (("triangle", False), ("diamond", False), ("4-cycle", True)):
+        core.register(parse_pattern(name, induced))
+    rng = np.random.default_rng(3)
+
+    def pairs(n: int, size: int) -> np.ndarray:
+        e = rng.integers(0, n, (size, 2))
+        return e[e[:, 0] != e[:, 1]]
+
+    core.load(pairs(40, 300))
+    seen = []
+    for _ in range(4):
+        out = core.apply(pairs(45, 25), pairs(40, 10))
+        seen.append([(d.added_count, d.removed_count, d.total, d.added.tolist(), d.removed.tolist())
+                     for d in out.deltas.values()])
+    graphs = [r.graph.internal_edges().tolist() for r in core.pool.pool.replicas]
+    return core, seen, graphs
+
+
+def test_local_batches_equal_the_workers_and_leave_the_workers_applied(make_core):
+    workers, want, want_graphs = _session(make_core, Routing("auto"))
+    local, got, graphs = _session(make_core, Routing("local"))
+    assert got == want
+    assert graphs == want_graphs and graphs[0] == local.intake.graph.internal_edges().tolist()
+    assert [r.version for r in local.pool.pool.replicas] == [local.version] * 2
+    assert local.pool.plans == [2, 3, 4, 5]  # the workers were only told to apply each batch
+    assert all(isinstance(p, list) for p in workers.pool.plans)
+    assert local.stats() == workers.stats()
+
+
+def test_auto_picks_local_by_the_whole_batchs_predicted_cost(make_core):
+    _, want, _ = _session(make_core, Routing("auto"))
+    core, got, _ = _session(make_core, Routing("auto", local_below=float("inf")))
+    assert got == want and core.pool.plans == [2, 3, 4, 5]

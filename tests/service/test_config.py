@@ -26,3 +26,10 @@ def test_worker_plan(settings, gpus, want):
 def test_rejects_workers_that_cannot_get_a_gpu_of_their_own(env):
     with pytest.raises(ValueError, match="num_gpus_per_worker"):
         ServiceConfig.from_env(env)
+
+
+def test_routing_settings_come_from_the_environment_and_are_checked():
+    cfg = ServiceConfig.from_env({"DELTAMATCH_ROUTE": "local", "DELTAMATCH_ROUTE_LOCAL": "1e5"})
+    assert (cfg.route, cfg.route_crossover, cfg.route_local) == ("local", 0.0, 1e5)
+    with pytest.raises(ValueError, match="DELTAMATCH_ROUTE_LOCAL"):
+        ServiceConfig.from_env({"DELTAMATCH_ROUTE_LOCAL": "-1"})

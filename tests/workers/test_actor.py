@@ -11,7 +11,7 @@ import ray
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
-from deltamatch.workers.actor import SCRATCH, StaleWorkerError, Worker, make_worker_actors
+from deltamatch.workers.actor import SCRATCH, StaleWorkerError, Worker, make_worker_actors, thread_env
 from deltamatch.workers.protocol import BatchPlan
 from deltamatch.workers.replica import GraphReplica
 
@@ -119,3 +119,11 @@ def test_one_gpu_per_worker_gives_each_its_own(ray_address):
     assert sorted(tuple(info["gpu_ids"]) for info in infos) == [(str(i),) for i in range(gpus)]
     for h in handles:
         ray.kill(h, no_restart=True)
+
+
+def test_thread_env_splits_the_cores_unless_the_service_sets_them(monkeypatch):
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    assert thread_env(2) == {"NUMBA_NUM_THREADS": "8"} and thread_env(32) == {"NUMBA_NUM_THREADS": "1"}
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
+    assert thread_env(2) == {}

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from deltamatch.workers import features
 from deltamatch.workers.features import pair_features
 from deltamatch.workers.graph import DynamicGraph
 
@@ -22,8 +23,10 @@ def _random_batch(seed):
     return base, ins, dele
 
 
+@pytest.mark.parametrize("parallel_min", [features.PARALLEL_MIN_PAIRS, 0])  # 0: the parallel kernel
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_features_match_brute_force_on_both_sides(seed):
+def test_features_match_brute_force_on_both_sides(seed, parallel_min, monkeypatch):
+    monkeypatch.setattr(features, "PARALLEL_MIN_PAIRS", parallel_min)
     base, ins, dele = _random_batch(seed)
     g = DynamicGraph()
     g.apply(g.normalize(base, None))
