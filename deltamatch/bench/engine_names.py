@@ -5,9 +5,10 @@ Kept free of heavy imports so the report and plots can use it.  An incremental n
 `-noshare` runs per-edge plans (the shared-plans ablation), `-nohoist` the greedy order
 with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
 `-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
-reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows) and
-`-nodrive` (a base level's set always walked, never a shorter neighbour row): the
-`cpu_engine.EngineOptions` ablations.
+reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows),
+`-nodrive` (a base level's set always walked, never a shorter neighbour row) and `-nomemo`
+(the last level sized per prefix, never memoized per task): the `cpu_engine.EngineOptions`
+ablations.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -41,6 +42,7 @@ class EngineVariant(NamedTuple):
     seed_swap: bool = True  # CPU engine only
     seed_bits: bool = True  # CPU engine only
     drive_short: bool = True  # CPU engine only
+    last_memo: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -49,4 +51,4 @@ def engine_variant(name: str) -> EngineVariant:
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
                          "-noshare" not in name, "-nohoist" not in name,
                          "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
-                         "-nodrive" not in name)
+                         "-nodrive" not in name, "-nomemo" not in name)

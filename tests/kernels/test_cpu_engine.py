@@ -266,3 +266,45 @@ def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
         if switch == "set_count":
             assert counts[0].sum() > 0
     g.release(view)
+
+
+def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
+    house, cycle = parse_pattern("house"), parse_pattern("5-cycle")
+    assert cpu_engine.memo_plans(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]
+    assert cpu_engine.memo_plans(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
+    for name in ("house", "5-cycle"):  # induced: every level depends on every earlier position
+        p = parse_pattern(name, induced=True)
+        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
+    for name in ("triangle", "4-cycle", "diamond", "4-clique"):
+        p = parse_pattern(name)
+        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
+
+
+@pytest.mark.parametrize("slots", [None, 4], ids=["memo", "memo-full"])
+@pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
+@pytest.mark.parametrize("name", ["house", "5-cycle", "0-1,1-2,2-3,3-4,4-5,5-0"])
+def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkeypatch):
+    """Both sides of a mixed batch on hub rows, the memo on and off.  Per-edge plans bring
+    bounds on the seed into the last level; the 6-cycle has a middle position not adjacent to
+    level k-2 (tested per w); a 4-slot memo fills at once (sizes then computed, not stored)."""
+    if slots is not None:
+        monkeypatch.setattr(cpu_engine, "_MEMO_MAX_SLOTS", slots)
+    p = parse_pattern(name)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, plans(p))
+    assert cpu_engine.memo_plans(table).any()
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        off_on = (cpu_engine.EngineOptions(last_memo=False), cpu_engine.EngineOptions())
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options) for options in off_on]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        if slots is None:  # the memo answers repeats without reading the last level's rows
+            memo_tasks = tasks.take(np.flatnonzero(cpu_engine.memo_plans(table)[tasks.plan]))
+            work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+            for options, w in zip(off_on, work, strict=True):
+                cpu_engine.count_tasks(g.view(), table, memo_tasks, view, options=options, work=w)
+            assert 2 * work[1][0] < work[0][0]
+    g.release(view)
