@@ -43,8 +43,9 @@ OPTION_SETS = {
     "nobits": EngineOptions(seed_bits=False),
     "nodrive": EngineOptions(drive_short=False),
     "nomemo": EngineOptions(last_memo=False),
+    "norev": EngineOptions(reverse_last=False),
     "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                          last_memo=False),
+                          last_memo=False, reverse_last=False),
 }
 
 

@@ -6,9 +6,9 @@ Kept free of heavy imports so the report and plots can use it.  An incremental n
 with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
 `-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
 reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows),
-`-nodrive` (a base level's set always walked, never a shorter neighbour row) and `-nomemo`
-(the last level sized per prefix, never memoized per task): the `cpu_engine.EngineOptions`
-ablations.
+`-nodrive` (a base level's set always walked, never a shorter neighbour row), `-nomemo`
+(the last level sized per prefix, never memoized per task) and `-norev` (memo plans never
+counted from the seed side): the `cpu_engine.EngineOptions` ablations.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -43,6 +43,7 @@ class EngineVariant(NamedTuple):
     seed_bits: bool = True  # CPU engine only
     drive_short: bool = True  # CPU engine only
     last_memo: bool = True  # CPU engine only
+    reverse_last: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -51,4 +52,5 @@ def engine_variant(name: str) -> EngineVariant:
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
                          "-noshare" not in name, "-nohoist" not in name,
                          "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
-                         "-nodrive" not in name, "-nomemo" not in name)
+                         "-nodrive" not in name, "-nomemo" not in name,
+                         "-norev" not in name)

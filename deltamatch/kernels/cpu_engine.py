@@ -150,6 +150,7 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
 # `paths`, the kernels' bit set of the count paths `EngineOptions` switches on.
 SET_COUNT = 1
 DRIVE_SHORT = 2
+REVERSE_LAST = 4
 
 # A row of position 0, 1 or 2 at least this long gets a bit set when a level that is run
 # for several prefixes sharing that position tests membership in it; shorter rows are
@@ -494,9 +495,9 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo, side):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r; `last_two` is the
-    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`)."""
+    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`)."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
@@ -525,7 +526,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits,
-                               memo)
+                               memo, side)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -556,7 +557,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         paths, bits, memo)
+                                         paths, bits, memo, side)
                 lv -= 1
     return total
 
@@ -564,7 +565,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(**_INNER)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits, memo):
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits, memo, side):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`, or
     _LAST_MEMO: `_memo_count`)."""
     if last_two == LAST_PAIRS:
@@ -573,7 +574,7 @@ def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r
     if last_two == _LAST_MEMO:
         return _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                           cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo)
+                           cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo, side)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                             cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits)
@@ -614,10 +615,86 @@ def _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b
     return True
 
 
+# A memo plan's prefix is counted from the seed side (`_reverse_count`) when the rows it reads
+# there (side[1]) are at most this many per level k-2 candidate: a candidate costs a memo probe
+# or, the first time, a last-level call; a row element costs one bit probe.
+_REVERSE_RATIO = 8
+
+
+@njit(**_INNER)
+def _seed_side(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, side, work):
+    """The seed part L of the last level's set, once per task (`_reverse_count`): the members of
+    its seed neighbours' rows (positions 0, 1) within its seed bounds, neither m[0] nor m[1],
+    joined to no seed neighbour by a changed pair of rank < r; sorted, in side[3:], |L| in
+    side[2], the sum of their degrees in side[1], side[0] = 1.  No seed neighbour: side[0] = 0."""
+    anchor = -1
+    for j in range(2):
+        if conn[last, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
+            anchor = j
+    if anchor < 0:
+        side[0] = 0
+        return
+    a = m[anchor]
+    n = 0
+    rows = 0
+    for i in range(degree[a]):
+        z = pool[offsets[a] + i]
+        if z == m[0] or z == m[1]:
+            continue
+        if not _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank,
+                             z):
+            continue
+        side[3 + n] = z
+        n += 1
+        rows += degree[z]
+    work[0] += degree[a]
+    side[0] = 1
+    side[1] = rows
+    side[2] = n
+
+
+@njit(**_INNER)
+def _reverse_count(lv, m, offsets, degree, pool, r, b_slot, b_ptr, b_partner, b_rank, cand, width, cnt, dep,
+                   work, side):
+    """`_memo_count`'s sum for one prefix, from the seed side: with C the candidates w of level
+    l = k-2 (less those matched since, when hoisted) and L the seed part (`_seed_side`) less
+    m[2 .. l-1], the matches are the pairs (w, z) in C x L with z adjacent to w, less those
+    whose pair (w, z) changed at a rank below r.  Each z's row is scanned against a bit set of
+    C (side[3 + width:]), set here and cleared before returning."""
+    c0 = lv * width
+    bits0 = 3 + width
+    skip = dep[lv] < lv - 1
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        if skip and _matched_between(m, dep[lv] + 1, lv, w):
+            continue
+        side[bits0 + (w >> 6)] |= np.int64(1) << (w & 63)
+    total = 0
+    n = side[2]
+    for i in range(n):
+        z = side[3 + i]
+        if not _matched_between(m, 2, lv, z):
+            total += _bits_count(pool, offsets[z], degree[z], side, bits0, work)
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        s = b_slot[w]
+        if s < 0 or not _has_bit(side, bits0, w):
+            continue
+        for e in range(b_ptr[s], b_ptr[s + 1]):
+            z = b_partner[e]
+            if (b_rank[e] < r and contains(side, 3, n, z) and not _matched_between(m, 2, lv, z)
+                    and contains(pool, offsets[w], degree[w], z)):
+                total -= 1
+    for i in range(cnt[lv]):
+        side[bits0 + (cand[c0 + i] >> 6)] = 0
+    work[1] += cnt[lv] + n
+    return total
+
+
 @njit(**_INNER)
 def _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                 b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo):
+                cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo, side):
     """Matches completing every candidate w of level l = k-2, for a `memo_plans` plan.
 
     The last level's set S(w) (its candidates less the batch-excluded ones) depends on w and
@@ -626,9 +703,18 @@ def _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     memo[1]: sizes; memo[2]: the used slots, their number in memo[2, -1]) until the task ends
     (`_clear_memo`).  A prefix's count for w is that size less its vertices m[2 .. l-1] in
     S(w); on a miss it is the last level's count for this prefix (`_extend`), and the memo
-    gets that count plus those vertices.
+    gets that count plus those vertices.  With `paths & REVERSE_LAST`, a prefix whose
+    candidates outnumber the seed side's rows enough is counted from that side instead
+    (`_reverse_count`).
     """
     last = k - 1
+    if paths & REVERSE_LAST:
+        if side[0] < 0:
+            _seed_side(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, side,
+                       work)
+        if side[0] == 1 and side[1] <= _REVERSE_RATIO * cnt[lv]:
+            return _reverse_count(lv, m, offsets, degree, pool, r, b_slot, b_ptr, b_partner, b_rank,
+                                  cand, width, cnt, dep, work, side)
     slots = memo.shape[1] - 1
     mask = slots - 1
     # Middle positions whose vertex passes S's seed-only tests.  Where level l is adjacent to
@@ -733,6 +819,8 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     bits[:_BIT_ROWS] = 0 if seed_bits else -1
     memo = np.full((3, memo_slots + 1), -1, dtype=np.int32)
     memo[2, memo_slots] = 0
+    side = np.zeros(3 + width + words if memo_slots > 0 else 1, dtype=np.int64)
+    side[0] = -1
     wk = work[c]
     for t in range(c, tu.shape[0], n_chunks):
         p = tp[t]
@@ -743,10 +831,11 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_two, k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, paths, bits, memo)
+                            emit, wk, paths, bits, memo, side)
         _clear_bits(m, 0, _BIT_ROWS, offsets, degree, pool, bits)
         if memos[p] != 0:
             _clear_memo(memo)
+            side[0] = -1
 
 
 @njit(parallel=True, cache=NRT_FREE)
@@ -795,6 +884,9 @@ class EngineOptions(NamedTuple):
     last_memo: a plan whose last level depends on level k-2 and the seed only (`memo_plans`)
     sizes that level once per task and level-k-2 vertex, not once per prefix (`_memo_count`;
     DELTAMATCH_CPU_LAST_MEMO=0).
+    reverse_last: with last_memo, such a plan counts a prefix from the seed side (the rows of
+    the last level's seed neighbours, against a bit set of level k-2's candidates) when that
+    reads fewer elements (`_reverse_count`; DELTAMATCH_CPU_REVERSE_LAST=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -804,6 +896,7 @@ class EngineOptions(NamedTuple):
     seed_bits: bool = True
     drive_short: bool = True
     last_memo: bool = True
+    reverse_last: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -811,7 +904,8 @@ class EngineOptions(NamedTuple):
                    seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
                    seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"),
                    drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"),
-                   last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"))
+                   last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"),
+                   reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"))
 
 
 # (seed_swaps, memo_plans) per plan table, keyed by id(plans.order) and kept with that array,
@@ -892,7 +986,8 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit,
-            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0),
+            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0)
+            | (REVERSE_LAST if options.reverse_last else 0),
             swaps, options.seed_bits, memos, memo_slots)
     threads = numba.get_num_threads()
     if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
@@ -927,7 +1022,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
           EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                        last_memo=False))
+                        last_memo=False, reverse_last=False))
     return out
 
 

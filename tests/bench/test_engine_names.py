@@ -19,6 +19,7 @@ from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, 
         ("cpu-1-nobits", EngineVariant("cpu", False, True, True, seed_bits=False)),
         ("cpu-1-nodrive", EngineVariant("cpu", False, True, True, drive_short=False)),
         ("cpu-all-nomemo", EngineVariant("cpu", True, True, True, last_memo=False)),
+        ("cpu-1-norev", EngineVariant("cpu", False, True, True, reverse_last=False)),
     ],
 )
 def test_engine_variant_switches(name, variant):

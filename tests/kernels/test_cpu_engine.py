@@ -308,3 +308,25 @@ def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkey
                 cpu_engine.count_tasks(g.view(), table, memo_tasks, view, options=options, work=w)
             assert 2 * work[1][0] < work[0][0]
     g.release(view)
+
+
+@pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
+@pytest.mark.parametrize("name", ["house", "5-cycle", "0-1,1-2,2-3,3-4,4-5,5-0"])
+def test_reverse_last_keeps_every_task_count_on_hub_rows(name, plans):
+    """Both sides of a mixed batch on hub rows, counting from the seed side on and off: the
+    same per-task counts, and the work changes (the path was taken)."""
+    p = parse_pattern(name)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, plans(p))
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+        off_on = (cpu_engine.EngineOptions(reverse_last=False), cpu_engine.EngineOptions())
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
+                  for options, w in zip(off_on, work, strict=True)]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        assert not np.array_equal(work[0], work[1])
+    g.release(view)
