@@ -44,8 +44,9 @@ OPTION_SETS = {
     "nodrive": EngineOptions(drive_short=False),
     "nomemo": EngineOptions(last_memo=False),
     "norev": EngineOptions(reverse_last=False),
+    "noreuse": EngineOptions(reuse_level2=False),
     "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                          last_memo=False, reverse_last=False),
+                          last_memo=False, reverse_last=False, reuse_level2=False),
 }
 
 

@@ -7,8 +7,9 @@ with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines 
 `-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
 reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows),
 `-nodrive` (a base level's set always walked, never a shorter neighbour row), `-nomemo`
-(the last level sized per prefix, never memoized per task) and `-norev` (memo plans never
-counted from the seed side): the `cpu_engine.EngineOptions` ablations.
+(the last level sized per prefix, never memoized per task), `-norev` (memo plans never
+counted from the seed side) and `-noreuse` (every task builds its own level-2 set): the
+`cpu_engine.EngineOptions` ablations.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev", "-noreuse")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -44,6 +45,7 @@ class EngineVariant(NamedTuple):
     drive_short: bool = True  # CPU engine only
     last_memo: bool = True  # CPU engine only
     reverse_last: bool = True  # CPU engine only
+    reuse_level2: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -53,4 +55,4 @@ def engine_variant(name: str) -> EngineVariant:
                          "-noshare" not in name, "-nohoist" not in name,
                          "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
                          "-nodrive" not in name, "-nomemo" not in name,
-                         "-norev" not in name)
+                         "-norev" not in name, "-noreuse" not in name)

@@ -495,9 +495,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo, side):
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo, side, reuse):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r; `last_two` is the
-    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`)."""
+    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`).
+    With `reuse` (k >= 4), cand[2 * width:] and cnt[2] already hold level 2's candidates."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
@@ -518,9 +519,10 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
-    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
-                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
+    if not reuse:
+        cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                         b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                         cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
@@ -802,12 +804,14 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=NRT_FREE)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots):
-    """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
-    runs a task's seed reversed when that puts the lower-degree endpoint at position 1
-    (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`).  A plan
-    with memos[p] != 0 ends its tasks by `_memo_count`, in a memo of memo_slots slots (a power
-    of two; 0 when no plan has one)."""
+               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots, seq, shared2):
+    """Tasks seq[c], seq[c + n_chunks], ... with one set of scratch buffers.  A plan p with
+    swaps[p] != 0 runs a task's seed reversed when that puts the lower-degree endpoint at
+    position 1 (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates
+    (`seed_swaps`).  A plan p with shared2[p] != 0 takes level 2's set from the task run just
+    before when that one had such a plan, the same seed pair (either way round) and the same
+    rank (`level2_shared`).  A plan with memos[p] != 0 ends its tasks by `_memo_count`, in a
+    memo of memo_slots slots (a power of two; 0 when no plan has one)."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
@@ -822,16 +826,25 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     side = np.zeros(3 + width + words if memo_slots > 0 else 1, dtype=np.int64)
     side[0] = -1
     wk = work[c]
-    for t in range(c, tu.shape[0], n_chunks):
+    held = False  # cand[2 * width:] holds level 2's set of the seed pair (held_a, held_b), rank held_r
+    held_a = held_b = held_r = -1
+    for i in range(c, tu.shape[0], n_chunks):
+        t = seq[i]
         p = tp[t]
         u, v = tu[t], tv[t]
         if swaps[p] != 0 and (swaps[p] == 1) == (degree[u] < degree[v]):
             u, v = v, u
+        a, b = min(u, v), max(u, v)
+        reuse = held and shared2[p] != 0 and a == held_a and b == held_b and tr[t] == held_r
+        if not reuse:
+            cnt[2] = -1
         last_two = _LAST_MEMO if memos[p] != 0 else last_twos[p]
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_two, k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, paths, bits, memo, side)
+                            emit, wk, paths, bits, memo, side, reuse)
+        held = shared2[p] != 0 and cnt[2] >= 0
+        held_a, held_b, held_r = a, b, tr[t]
         _clear_bits(m, 0, _BIT_ROWS, offsets, degree, pool, bits)
         if memos[p] != 0:
             _clear_memo(memo)
@@ -841,25 +854,26 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
 @njit(parallel=True, cache=NRT_FREE)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  paths, swaps, seed_bits, memos, memo_slots, n_chunks):
+                  paths, swaps, seed_bits, memos, memo_slots, seq, shared2, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots)
+                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots,
+                   seq, shared2)
     return counts, work
 
 
 @njit(cache=NRT_FREE)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                paths, swaps, seed_bits, memos, memo_slots):
+                paths, swaps, seed_bits, memos, memo_slots, seq, shared2):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots)
+               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots, seq, shared2)
     return counts, work
 
 
@@ -887,6 +901,9 @@ class EngineOptions(NamedTuple):
     reverse_last: with last_memo, such a plan counts a prefix from the seed side (the rows of
     the last level's seed neighbours, against a bit set of level k-2's candidates) when that
     reads fewer elements (`_reverse_count`; DELTAMATCH_CPU_REVERSE_LAST=0).
+    reuse_level2: one thread runs a seed pair's tasks one after another, and the plans whose
+    level 2 is the common neighbours of the seed (`level2_shared`) build that set once for all
+    of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -897,6 +914,7 @@ class EngineOptions(NamedTuple):
     drive_short: bool = True
     last_memo: bool = True
     reverse_last: bool = True
+    reuse_level2: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -905,24 +923,35 @@ class EngineOptions(NamedTuple):
                    seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"),
                    drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"),
                    last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"),
-                   reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"))
+                   reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"),
+                   reuse_level2=_env_switch("DELTAMATCH_CPU_REUSE_LEVEL2"))
 
 
-# (seed_swaps, memo_plans) per plan table, keyed by id(plans.order) and kept with that array,
-# so a recycled id never matches: every batch counts with the same tables again.
-_PLAN_EXTRAS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+# (seed_swaps, memo_plans, level2_shared) per plan table, keyed by id(plans.order) and kept
+# with that array, so a recycled id never matches: every batch counts with the same tables again.
+_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 _PLAN_EXTRAS_KEPT = 64
 
 
-def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray]:
+def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hit = _PLAN_EXTRAS.get(id(plans.order))
     if hit is not None and hit[0] is plans.order:
-        return hit[1], hit[2]
+        return hit[1]
     if len(_PLAN_EXTRAS) >= _PLAN_EXTRAS_KEPT:
         _PLAN_EXTRAS.clear()
-    swaps, memos = seed_swaps(plans), memo_plans(plans)
-    _PLAN_EXTRAS[id(plans.order)] = (plans.order, swaps, memos)
-    return swaps, memos
+    extras = seed_swaps(plans), memo_plans(plans), level2_shared(plans)
+    _PLAN_EXTRAS[id(plans.order)] = (plans.order, extras)
+    return extras
+
+
+def level2_shared(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 when k >= 4 and level 2 is adjacent to both seed positions with no
+    bound on them, so its candidates are the seed's common neighbours less those a changed pair
+    of rank < r joins to it: the same set for every such plan, either seed orientation."""
+    if plans.k < 4:
+        return np.zeros(plans.order.shape[0], dtype=np.int8)
+    level2 = np.concatenate([plans.conn[:, 2, :2] == 1, plans.cmp[:, 2, :2] == 0], axis=1)
+    return level2.all(axis=1).astype(np.int8)
 
 
 def memo_plans(plans: PlanTable) -> np.ndarray:
@@ -974,11 +1003,20 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    swaps, memos = _plan_extras(plans)
+    swaps, memos, shared2 = _plan_extras(plans)
     if not options.seed_swap:
         swaps = np.zeros_like(swaps)
     if not options.last_memo:
         memos = np.zeros_like(memos)
+    threads = numba.get_num_threads()
+    serial = tasks.size < _PARALLEL_MIN_TASKS or threads == 1
+    if options.reuse_level2 and serial and shared2.any():
+        # A seed pair's tasks of those plans one after another (a TaskList lists them plan by plan).
+        seq = np.lexsort((shared2[tasks.plan] == 0, tasks.rank, np.maximum(tasks.u, tasks.v),
+                          np.minimum(tasks.u, tasks.v)))
+    else:
+        shared2 = np.zeros_like(shared2)
+        seq = np.arange(tasks.size)
     vertices = graph.offsets.shape[0]
     memo_slots = min(_MEMO_MAX_SLOTS, 1 << (2 * vertices - 1).bit_length()) if memos.any() else 0
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
@@ -988,9 +1026,8 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
             check_other, width, out_offsets, out, emit,
             (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0)
             | (REVERSE_LAST if options.reverse_last else 0),
-            swaps, options.seed_bits, memos, memo_slots)
-    threads = numba.get_num_threads()
-    if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
+            swaps, options.seed_bits, memos, memo_slots, seq, shared2)
+    if serial:
         counts, chunk_work = _run_serial(*args)
     else:
         counts, chunk_work = _run_parallel(*args, min(tasks.size, 16 * threads))
@@ -1022,7 +1059,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
           EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                        last_memo=False, reverse_last=False))
+                        last_memo=False, reverse_last=False, reuse_level2=False))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 
@@ -162,8 +163,11 @@ def test_hoisting_reads_fewer_candidates(name):
     tasks = TaskList.static(g.internal_edges())
     view = g.batch_view(np.zeros((0, 2), np.int32))
     hoisted, greedy = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    # The greedy orders end in a last level the memo would size once per task (`memo_plans`).
+    per_prefix = cpu_engine.EngineOptions(last_memo=False)
     counts = [
-        cpu_engine.count_tasks(g.view(), compile_plans(p, [static_plan(p, h)]), tasks, view, work=w).sum()
+        cpu_engine.count_tasks(g.view(), compile_plans(p, [static_plan(p, h)]), tasks, view, work=w,
+                               options=per_prefix).sum()
         for h, w in ((True, hoisted), (False, greedy))
     ]
     assert counts[0] == counts[1] > 0 and 2 * hoisted[0] < greedy[0]
@@ -330,3 +334,50 @@ def test_reverse_last_keeps_every_task_count_on_hub_rows(name, plans):
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert not np.array_equal(work[0], work[1])
     g.release(view)
+
+
+def test_level2_shared_marks_plans_whose_level_2_is_the_seeds_common_neighbours():
+    diamond, house = parse_pattern("diamond"), parse_pattern("house")
+    assert cpu_engine.level2_shared(compile_plans(diamond, shared_plans(diamond))).tolist() == [1, 1, 1]
+    assert cpu_engine.level2_shared(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]
+    cycle = parse_pattern("4-cycle")
+    assert not cpu_engine.level2_shared(compile_plans(cycle, shared_plans(cycle))).any()
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["diamond", "4-clique", "house", "0-1,1-2,2-3,3-0,0-4,1-4,2-4", "P4"])
+def test_reuse_level2_keeps_every_task_count_on_hub_rows(name, induced):
+    """Both sides of a mixed batch and a static count on hub rows, level 2 shared and not: the
+    same per-task counts; where a seed pair has several such plans, less work.  One thread:
+    only the serial path runs a seed pair's tasks together."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        _reuse_level2_case(name, induced)
+    finally:
+        numba.set_num_threads(threads)
+
+
+def _reuse_level2_case(name: str, induced: bool) -> None:
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, shared_plans(p))
+    several = int(cpu_engine.level2_shared(table).sum()) > 1
+    off_on = (cpu_engine.EngineOptions(reuse_level2=False), cpu_engine.EngineOptions())
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options, work=w)
+                  for options, w in zip(off_on, work, strict=True)]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        assert (work[1][0] < work[0][0]) == several
+    g.release(view)
+    static = compile_plans(p, [static_plan(p)])
+    tasks = TaskList.static(g.internal_edges())
+    empty = g.batch_view(np.zeros((0, 2), np.int32))
+    counts = [cpu_engine.count_tasks(g.view(), static, tasks, empty, options=options) for options in off_on]
+    g.release(empty)
+    assert np.array_equal(counts[0], counts[1])
