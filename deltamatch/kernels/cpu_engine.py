@@ -901,9 +901,9 @@ class EngineOptions(NamedTuple):
     reverse_last: with last_memo, such a plan counts a prefix from the seed side (the rows of
     the last level's seed neighbours, against a bit set of level k-2's candidates) when that
     reads fewer elements (`_reverse_count`; DELTAMATCH_CPU_REVERSE_LAST=0).
-    reuse_level2: one thread runs a seed pair's tasks one after another, and the plans whose
-    level 2 is the common neighbours of the seed (`level2_shared`) build that set once for all
-    of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
+    reuse_level2: where every plan's level 2 is the seed's common neighbours (`level2_shared`:
+    the diamond), one thread runs a seed pair's tasks one after another and builds that set
+    once for all of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -945,13 +945,16 @@ def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def level2_shared(plans: PlanTable) -> np.ndarray:
-    """Per plan (int8): 1 when k >= 4 and level 2 is adjacent to both seed positions with no
-    bound on them, so its candidates are the seed's common neighbours less those a changed pair
-    of rank < r joins to it: the same set for every such plan, either seed orientation."""
-    if plans.k < 4:
+    """Per plan (int8): 1 when level 2 is adjacent to both seed positions with no bound on
+    them, so its candidates are the seed's common neighbours less those a changed pair of rank
+    < r joins to it: the same set for every such plan, either seed orientation.  All 0 unless
+    k >= 4 and every plan of the table, two or more, has it: running a pair's tasks together
+    interleaves the plans, which was measured to cost more than the shared set saves where
+    other plans are in between (the house's first file-order batch: 0.093 -> 0.102 CPU s)."""
+    level2 = np.concatenate([plans.conn[:, 2, :2] == 1, plans.cmp[:, 2, :2] == 0], axis=1).all(axis=1)
+    if plans.k < 4 or level2.shape[0] < 2 or not level2.all():
         return np.zeros(plans.order.shape[0], dtype=np.int8)
-    level2 = np.concatenate([plans.conn[:, 2, :2] == 1, plans.cmp[:, 2, :2] == 0], axis=1)
-    return level2.all(axis=1).astype(np.int8)
+    return level2.astype(np.int8)
 
 
 def memo_plans(plans: PlanTable) -> np.ndarray:
