@@ -3,18 +3,24 @@
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
 # Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "static", the static counts against G2Miner,
-# "cpu-replay", the CPU replay benchmark on the device host's cores, and "multi", workers on Ray scaled
+# "cpu-replay", the CPU replay benchmark on the device host's cores, "multi", workers on Ray scaled
 # 1 -> 2 -> 4 with every allocation policy's per-batch balance: one GPU each, or a share of the card
 # when there are fewer GPUs; run it alone, it takes the whole call; "latency", the service's per-batch
 # latency and overhead share with two workers sharing the card, and the measured routing thresholds:
-# bench/gpu/service_latency.py, run it alone too), PYTEST_ARGS (extra pytest
-# arguments), BENCH_ARGS (passed to bench/gpu/bench_gpu.py), STATIC_ARGS (bench/gpu/static_bench.py),
-# REPLAY_ARGS (bench/cpu/replay_bench.py), MULTI_ARGS (python -m deltamatch.bench.multi_gpu; its
-# --time-budget keeps it inside MULTI_TIMEOUT), LATENCY_ARGS (bench/gpu/service_latency.py; its
-# --time-budget keeps it inside LATENCY_TIMEOUT), per-step limits TESTS_TIMEOUT / E2E_TIMEOUT /
-# BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT and BENCH_BUDGET
-# (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the commit to record; the device copy
-# has no git history).  "latency" reads data/email-Enron.txt.gz: carry [".devbundle", "data"].
+# bench/gpu/service_latency.py, run it alone too; and "rapidflow", issue 18's CPU engine against
+# RapidFlow, one numba thread per run, each pinned to a core of RF_CORES (default "1 2 3 4 5"):
+# email-Enron and ca-HepPh x file order and --shuffle 1 with batches of 1,000, four `deltamatch bench`
+# runs in parallel, and beside them one run of batches of 1 without the house; graphs from
+# $DELTAMATCH_DATA or shared/data), PYTEST_ARGS (extra pytest arguments), BENCH_ARGS (passed to
+# bench/gpu/bench_gpu.py), STATIC_ARGS (bench/gpu/static_bench.py), REPLAY_ARGS
+# (bench/cpu/replay_bench.py), MULTI_ARGS (python -m deltamatch.bench.multi_gpu; its --time-budget
+# keeps it inside MULTI_TIMEOUT), LATENCY_ARGS (bench/gpu/service_latency.py; its --time-budget keeps
+# it inside LATENCY_TIMEOUT), RF_ARGS (patterns, engines and --time-limit of the rapidflow step's
+# batch-of-1,000 runs), RF1_ARGS (the same for its batch-of-1 run), per-step limits TESTS_TIMEOUT /
+# E2E_TIMEOUT / BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT /
+# RF_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the
+# commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
+# carry [".devbundle", "data"].
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -57,6 +63,33 @@ for step in $STEPS; do
       # shellcheck disable=SC2086
       timeout "${LATENCY_TIMEOUT:-360}" $PY bench/gpu/service_latency.py --out "$OUT" \
         ${LATENCY_ARGS:---time-budget 300} 2>&1 | tee "$OUT/service-latency.log" || status=1 ;;
+    rapidflow)
+      # The registration's static count is outside --time-limit (the house's: about a minute per
+      # engine), hence the low default limit: 15 engine runs a process within RF_TIMEOUT.  A first
+      # small run fills numba's cache, so the five runs do not each compile the kernels.
+      NUMBA_NUM_THREADS=1 timeout "${RF_TIMEOUT:-300}" $PY -m deltamatch.cli bench --graphs rmat:8 \
+        --patterns triangle house --batch 100 --max-batches 1 --engines cpu-1 --no-plots --no-progress \
+        --out "$OUT/rf-warm-up" > "$OUT/rapidflow-warm-up.log" 2>&1 || status=1
+      read -r -a rf_cores <<< "${RF_CORES:-1 2 3 4 5}"
+      rf_pids=()
+      rf_run() {  # log name, bench arguments...; the next core of RF_CORES
+        local log=$1 core=${rf_cores[${#rf_pids[@]}]}; shift
+        NUMBA_NUM_THREADS=1 timeout "${RF_TIMEOUT:-300}" taskset -c "$core" $PY -m deltamatch.cli bench \
+          --no-plots --no-progress --out "$OUT" --tag "rf-$log" "$@" > "$OUT/rapidflow-$log.log" 2>&1 &
+        rf_pids+=($!)
+      }
+      for graph in email-Enron ca-HepPh; do
+        for order in file shuffle; do
+          # shellcheck disable=SC2046,SC2086
+          rf_run "$graph-$order-1000" --graphs $graph $([ $order = shuffle ] && echo --shuffle 1) --batch 1000 \
+            ${RF_ARGS:---patterns triangle 4-cycle diamond 4-clique house --engines cpu-1 cpu-1-nomemo cpu-1-norev --time-limit 8}
+        done
+      done
+      # shellcheck disable=SC2086
+      rf_run batch-1 --graphs email-Enron ca-HepPh --batch 1 \
+        ${RF1_ARGS:---patterns triangle 4-cycle diamond 4-clique --engines cpu-1 --time-limit 20}
+      for pid in "${rf_pids[@]}"; do wait "$pid" || status=1; done
+      tail -n 4 "$OUT"/rapidflow-*.log ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

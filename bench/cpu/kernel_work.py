@@ -42,19 +42,33 @@ OPTION_SETS = {
     "noswap": EngineOptions(seed_swap=False),
     "nobits": EngineOptions(seed_bits=False),
     "nodrive": EngineOptions(drive_short=False),
-    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False),
+    "nomemo": EngineOptions(last_memo=False),
+    "norev": EngineOptions(reverse_last=False),
+    "noreuse": EngineOptions(reuse_level2=False),
+    # The count path of round 2 (commit 24feb45): this round's three switches off.
+    "round2": EngineOptions(last_memo=False, reverse_last=False, reuse_level2=False),
+    "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
+                          last_memo=False, reverse_last=False, reuse_level2=False),
 }
 
 
 def stream(edges: np.ndarray, pattern_name: str, shuffle: int | None, batch: int,
-           max_batches: int | None, names: list[str]) -> dict[str, dict]:
-    """Kernel CPU seconds, work and added count per option set over one workload."""
+           max_batches: int | None, names: list[str], per_plan: bool = False) -> dict[str, dict]:
+    """Kernel CPU seconds, work and added count per option set over one workload.
+
+    With `per_plan`, each plan's tasks are also counted alone: "plan_cpu_s", "plan_work"
+    and "plan_added" per option set hold one entry per plan (the same tasks, so their
+    added counts sum to "added").
+    """
     pattern = parse_pattern(pattern_name)
     table = compile_plans(pattern, shared_plans(pattern))
     workload = make_workload(edges, batch_size=batch, shuffle=shuffle, max_batches=max_batches)
     graph = DynamicGraph()
     graph.apply(graph.normalize(workload.initial, None))
-    out = {name: {"cpu_s": 0.0, "work": np.zeros(2, np.int64), "added": 0} for name in names}
+    plans = table.order.shape[0]
+    out = {name: {"cpu_s": 0.0, "work": np.zeros(2, np.int64), "added": 0, "plan_cpu_s": np.zeros(plans),
+                  "plan_work": np.zeros((plans, 2), np.int64), "plan_added": np.zeros(plans, np.int64)}
+           for name in names}
     for b in workload.batches:
         normalized = graph.normalize(b.insert, b.delete)
         graph.apply(normalized)
@@ -66,6 +80,13 @@ def stream(edges: np.ndarray, pattern_name: str, shuffle: int | None, batch: int
                                             options=OPTION_SETS[name])
             out[name]["cpu_s"] += time.thread_time() - start
             out[name]["added"] += int(counts.sum())
+            for p in range(plans) if per_plan else ():
+                alone = tasks.take(np.flatnonzero(tasks.plan == p))
+                start = time.thread_time()
+                counts = cpu_engine.count_tasks(graph.view(), table, alone, view,
+                                                work=out[name]["plan_work"][p], options=OPTION_SETS[name])
+                out[name]["plan_cpu_s"][p] += time.thread_time() - start
+                out[name]["plan_added"][p] += int(counts.sum())
         graph.release(view)
     added = {r["added"] for r in out.values()}
     if len(added) != 1:
@@ -88,6 +109,8 @@ def main() -> None:
     ap.add_argument("--options", nargs="+", default=list(OPTION_SETS), choices=list(OPTION_SETS))
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--max-batches", type=int, default=None, help="stream at most this many batches")
+    ap.add_argument("--per-plan", action="store_true",
+                    help="also time each plan's tasks alone (printed, and plan_* columns in the CSV)")
     ap.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"))
     args = ap.parse_args()
     numba.set_num_threads(1)
@@ -103,13 +126,18 @@ def main() -> None:
         for shuffle in (None, 1):
             for pattern_name in args.patterns:
                 _warm(pattern_name)
-                result = stream(edges, pattern_name, shuffle, args.batch, args.max_batches, args.options)
+                result = stream(edges, pattern_name, shuffle, args.batch, args.max_batches, args.options,
+                                args.per_plan)
                 for name, r in result.items():
                     row = {**meta, "graph": graph_name, "order": "file" if shuffle is None else "shuffle 1",
                            "pattern": pattern_name, "batch": args.batch, "options": name,
                            "updates": r["updates"], "added": r["added"], "kernel_cpu_s": round(r["cpu_s"], 4),
                            "kernel_updates_per_cpu_s": round(r["updates"] / max(r["cpu_s"], 1e-9)),
                            "candidates_read": int(r["work"][0]), "probes": int(r["work"][1])}
+                    if args.per_plan:
+                        row |= {"plan_cpu_s": " ".join(f"{x:.3f}" for x in r["plan_cpu_s"]),
+                                "plan_candidates_read": " ".join(str(x) for x in r["plan_work"][:, 0]),
+                                "plan_added": " ".join(str(x) for x in r["plan_added"])}
                     rows.append(row)
                     print(" ".join(f"{k}={v}" for k, v in row.items() if k not in meta), flush=True)
     path = ROOT / "bench" / "results" / f"cpu-kernel-work-{stamp:%Y%m%dT%H%M%SZ}.csv"

@@ -5,8 +5,10 @@ Kept free of heavy imports so the report and plots can use it.  An incremental n
 `-noshare` runs per-edge plans (the shared-plans ablation), `-nohoist` the greedy order
 with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines also take
 `-noset` (every last-level candidate tested, no set-size counting), `-noswap` (seeds never
-reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows) and
-`-nodrive` (a base level's set always walked, never a shorter neighbour row): the
+reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows),
+`-nodrive` (a base level's set always walked, never a shorter neighbour row), `-nomemo`
+(the last level sized per prefix, never memoized per task), `-norev` (memo plans never
+counted from the seed side) and `-noreuse` (every task builds its own level-2 set): the
 `cpu_engine.EngineOptions` ablations.
 """
 
@@ -16,7 +18,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev", "-noreuse")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -41,6 +43,9 @@ class EngineVariant(NamedTuple):
     seed_swap: bool = True  # CPU engine only
     seed_bits: bool = True  # CPU engine only
     drive_short: bool = True  # CPU engine only
+    last_memo: bool = True  # CPU engine only
+    reverse_last: bool = True  # CPU engine only
+    reuse_level2: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -49,4 +54,5 @@ def engine_variant(name: str) -> EngineVariant:
     return EngineVariant("cuda" if base == "gpu" else "cpu", base != "cpu-1",
                          "-noshare" not in name, "-nohoist" not in name,
                          "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
-                         "-nodrive" not in name)
+                         "-nodrive" not in name, "-nomemo" not in name,
+                         "-norev" not in name, "-noreuse" not in name)

@@ -59,7 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
       help="recount cpu-1 cpu-all gpu networkx (default); *-noshare (per-edge plans); "
            "*-nohoist (greedy order, no hoisting); cpu-*-noset (no set-size counting); "
            "cpu-*-noswap (no seed reversal); cpu-*-nobits (no seed-row bit sets); "
-           "cpu-*-nodrive (no short-row walks); rest")
+           "cpu-*-nodrive (no short-row walks); cpu-*-nomemo (no per-task last-level memo); "
+           "cpu-*-norev (memo plans never counted from the seed side); "
+           "cpu-*-noreuse (no level-2 set shared by a seed's plans); rest")
     a("--workers", type=int, default=s, help="replicas per incremental engine (busy time / imbalance)")
     a("--policy", default=s, help="task allocation policy between the replicas")
     a("--list-limit", type=int, default=s, help="matches listed per batch and side (0: counts only)")

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import LAST_EACH, LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
 from deltamatch.kernels.sorted_rows import contains, lower_bound
 
 _NO_UPPER = 2**62
@@ -150,6 +150,7 @@ def _intersection_size(a, a0, na, b, b0, nb, work):
 # `paths`, the kernels' bit set of the count paths `EngineOptions` switches on.
 SET_COUNT = 1
 DRIVE_SHORT = 2
+REVERSE_LAST = 4
 
 # A row of position 0, 1 or 2 at least this long gets a bit set when a level that is run
 # for several prefixes sharing that position tests membership in it; shorter rows are
@@ -494,8 +495,10 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
 @njit(**_INNER)
 def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, induced, u, v, r,
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits):
-    """All matches of one task: seed (u, v) on positions (0, 1), rank r."""
+            cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo, side, reuse):
+    """All matches of one task: seed (u, v) on positions (0, 1), rank r; `last_two` is the
+    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`).
+    With `reuse` (k >= 4), cand[2 * width:] and cnt[2] already hold level 2's candidates."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
     m[0] = u
@@ -516,14 +519,16 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     at_once = not emit and last_two != 0
     total = 0
     lv = 2
-    cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
-                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                     cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
+    if not reuse:
+        cnt[2] = _extend(2, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                         b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                         cand, width, cnt, ptr, order, out, out_row, False, work, dep, fresh, paths, bits)
     pos[2] = 0
     if at_once and lv == k - 2:
         return _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits)
+                               cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits,
+                               memo, side)
     while lv >= 2:
         if pos[lv] >= cnt[lv]:
             lv -= 1
@@ -554,7 +559,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
                 total += _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                                          b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                                          cand, width, cnt, ptr, order, out, work, dep, fresh, last_two,
-                                         paths, bits)
+                                         paths, bits, memo, side)
                 lv -= 1
     return total
 
@@ -562,15 +567,204 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
 @njit(**_INNER)
 def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
-                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits):
-    """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`)."""
+                    cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits, memo, side):
+    """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`, or
+    _LAST_MEMO: `_memo_count`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
+    if last_two == _LAST_MEMO:
+        return _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                           b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                           cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo, side)
     return _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                             cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits)
 
+
+# How a counting run of a `memo_plans` plan ends its tasks (kernel side only: such a plan's
+# `PlanTable.last_two` is LAST_EACH, which listing keeps).
+_LAST_MEMO = 3
+# The memo of `_memo_count`: an open-addressing table of at most this many slots (a power of
+# two), filled to half at most (past that, sizes are computed and not stored).  Vertex ids are
+# spread over the slots by an odd multiplier, so neighbouring ids do not form probe runs.
+_MEMO_MAX_SLOTS = 1 << 16
+_MEMO_HASH = 2654435761
+
+
+@njit(**_INNER)
+def _clear_memo(memo):
+    """Empty the memo (`_memo_count`): unset the slots its used list names."""
+    slots = memo.shape[1] - 1
+    for i in range(memo[2, slots]):
+        memo[0, memo[2, i]] = -1
+    memo[2, slots] = 0
+
+
+@njit(**_INNER)
+def _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, x):
+    """Whether x passes every test of the last level's set that involves only the seed
+    positions 0 and 1 (bounds, adjacency, batch ranks below r)."""
+    for j in range(2):
+        if (cmp[last, j] == 1 and x <= m[j]) or (cmp[last, j] == -1 and x >= m[j]):
+            return False
+        if conn[last, j] == 1:
+            if not contains(pool, offsets[m[j]], degree[m[j]], x):
+                return False
+            rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, x, m[j])
+            if rank >= 0 and rank < r:
+                return False
+    return True
+
+
+# A memo plan's prefix is counted from the seed side (`_reverse_count`) when the rows it reads
+# there (side[1]) are at most this many per level k-2 candidate: a candidate costs a memo probe
+# or, the first time, a last-level call; a row element costs one bit probe.
+_REVERSE_RATIO = 8
+
+
+@njit(**_INNER)
+def _seed_side(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, side, work):
+    """The seed part L of the last level's set, once per task (`_reverse_count`): the members of
+    its seed neighbours' rows (positions 0, 1) within its seed bounds, neither m[0] nor m[1],
+    joined to no seed neighbour by a changed pair of rank < r; sorted, in side[3:], |L| in
+    side[2], the sum of their degrees in side[1], side[0] = 1.  No seed neighbour: side[0] = 0."""
+    anchor = -1
+    for j in range(2):
+        if conn[last, j] == 1 and (anchor < 0 or degree[m[j]] < degree[m[anchor]]):
+            anchor = j
+    if anchor < 0:
+        side[0] = 0
+        return
+    a = m[anchor]
+    n = 0
+    rows = 0
+    for i in range(degree[a]):
+        z = pool[offsets[a] + i]
+        if z == m[0] or z == m[1]:
+            continue
+        if not _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank,
+                             z):
+            continue
+        side[3 + n] = z
+        n += 1
+        rows += degree[z]
+    work[0] += degree[a]
+    side[0] = 1
+    side[1] = rows
+    side[2] = n
+
+
+@njit(**_INNER)
+def _reverse_count(lv, m, offsets, degree, pool, r, b_slot, b_ptr, b_partner, b_rank, cand, width, cnt, dep,
+                   work, side):
+    """`_memo_count`'s sum for one prefix, from the seed side: with C the candidates w of level
+    l = k-2 (less those matched since, when hoisted) and L the seed part (`_seed_side`) less
+    m[2 .. l-1], the matches are the pairs (w, z) in C x L with z adjacent to w, less those
+    whose pair (w, z) changed at a rank below r.  Each z's row is scanned against a bit set of
+    C (side[3 + width:]), set here and cleared before returning."""
+    c0 = lv * width
+    bits0 = 3 + width
+    skip = dep[lv] < lv - 1
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        if skip and _matched_between(m, dep[lv] + 1, lv, w):
+            continue
+        side[bits0 + (w >> 6)] |= np.int64(1) << (w & 63)
+    total = 0
+    n = side[2]
+    for i in range(n):
+        z = side[3 + i]
+        if not _matched_between(m, 2, lv, z):
+            total += _bits_count(pool, offsets[z], degree[z], side, bits0, work)
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        s = b_slot[w]
+        if s < 0 or not _has_bit(side, bits0, w):
+            continue
+        for e in range(b_ptr[s], b_ptr[s + 1]):
+            z = b_partner[e]
+            if (b_rank[e] < r and contains(side, 3, n, z) and not _matched_between(m, 2, lv, z)
+                    and contains(pool, offsets[w], degree[w], z)):
+                total -= 1
+    for i in range(cnt[lv]):
+        side[bits0 + (cand[c0 + i] >> 6)] = 0
+    work[1] += cnt[lv] + n
+    return total
+
+
+@njit(**_INNER)
+def _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                cand, width, cnt, ptr, order, out, work, dep, fresh, paths, bits, memo, side):
+    """Matches completing every candidate w of level l = k-2, for a `memo_plans` plan.
+
+    The last level's set S(w) (its candidates less the batch-excluded ones) depends on w and
+    the seed positions 0, 1 only, so a task needs |S(w) minus m[0], m[1]| once per distinct
+    w, whichever prefix m[2 .. l-1] meets it.  The memo holds it (memo[0]: keys, -1 empty;
+    memo[1]: sizes; memo[2]: the used slots, their number in memo[2, -1]) until the task ends
+    (`_clear_memo`).  A prefix's count for w is that size less its vertices m[2 .. l-1] in
+    S(w); on a miss it is the last level's count for this prefix (`_extend`), and the memo
+    gets that count plus those vertices.  With `paths & REVERSE_LAST`, a prefix whose
+    candidates outnumber the seed side's rows enough is counted from that side instead
+    (`_reverse_count`).
+    """
+    last = k - 1
+    if paths & REVERSE_LAST:
+        if side[0] < 0:
+            _seed_side(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, side,
+                       work)
+        if side[0] == 1 and side[1] <= _REVERSE_RATIO * cnt[lv]:
+            return _reverse_count(lv, m, offsets, degree, pool, r, b_slot, b_ptr, b_partner, b_rank,
+                                  cand, width, cnt, dep, work, side)
+    slots = memo.shape[1] - 1
+    mask = slots - 1
+    # Middle positions whose vertex passes S's seed-only tests.  Where level l is adjacent to
+    # one, so is every w, by a pair of rank >= r (level l's own tests): it is in S(w).
+    always = 0
+    maybe = 0
+    for i in range(2, lv):
+        if _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank,
+                         m[i]):
+            if conn[lv, i] == 1:
+                always += 1
+            else:
+                maybe |= 1 << i
+    skip = dep[lv] < lv - 1
+    c0 = lv * width
+    total = 0
+    misses = 0
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        if skip and _matched_between(m, dep[lv] + 1, lv, w):
+            continue
+        inside = always
+        if maybe != 0:
+            for j in range(2, lv):
+                if (maybe >> j) & 1 == 1 and contains(pool, offsets[w], degree[w], m[j]):
+                    rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, m[j])
+                    inside += rank < 0 or rank >= r
+        h = (w * _MEMO_HASH) & mask
+        while memo[0, h] != w and memo[0, h] >= 0:
+            h = (h + 1) & mask
+        if memo[0, h] == w:
+            total += memo[1, h] - inside
+            continue
+        m[lv] = w
+        found = _extend(last, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
+                        b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
+                        cand, width, cnt, ptr, order, out, 0, False, work, dep, fresh, paths, bits)
+        total += found
+        misses += 1
+        used = memo[2, slots]
+        if 2 * used < slots:
+            memo[0, h] = w
+            memo[1, h] = found + inside
+            memo[2, used] = h
+            memo[2, slots] = used + 1
+    work[0] += cnt[lv]
+    work[1] += cnt[lv] - misses
+    return total
 
 @njit(**_INNER)
 def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
@@ -610,10 +804,14 @@ def _collapsed_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, 
 @njit(cache=NRT_FREE)
 def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
                k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, paths, swaps, seed_bits):
-    """Tasks c, c + n_chunks, ... with one set of scratch buffers; a plan p with swaps[p] != 0
-    runs a task's seed reversed when that puts the lower-degree endpoint at position 1
-    (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates (`seed_swaps`)."""
+               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots, seq, shared2):
+    """Tasks seq[c], seq[c + n_chunks], ... with one set of scratch buffers.  A plan p with
+    swaps[p] != 0 runs a task's seed reversed when that puts the lower-degree endpoint at
+    position 1 (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates
+    (`seed_swaps`).  A plan p with shared2[p] != 0 takes level 2's set from the task run just
+    before when that one had such a plan, the same seed pair (either way round) and the same
+    rank (`level2_shared`).  A plan with memos[p] != 0 ends its tasks by `_memo_count`, in a
+    memo of memo_slots slots (a power of two; 0 when no plan has one)."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
@@ -623,41 +821,59 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     words = (offsets.shape[0] + 63) >> 6
     bits = np.zeros(_BIT_ROWS * (1 + words) if seed_bits else _BIT_ROWS, dtype=np.int64)
     bits[:_BIT_ROWS] = 0 if seed_bits else -1
+    memo = np.full((3, memo_slots + 1), -1, dtype=np.int32)
+    memo[2, memo_slots] = 0
+    side = np.zeros(3 + width + words if memo_slots > 0 else 1, dtype=np.int64)
+    side[0] = -1
     wk = work[c]
-    for t in range(c, tu.shape[0], n_chunks):
+    held = False  # cand[2 * width:] holds level 2's set of the seed pair (held_a, held_b), rank held_r
+    held_a = held_b = held_r = -1
+    for i in range(c, tu.shape[0], n_chunks):
+        t = seq[i]
         p = tp[t]
         u, v = tu[t], tv[t]
         if swaps[p] != 0 and (swaps[p] == 1) == (degree[u] < degree[v]):
             u, v = v, u
+        a, b = min(u, v), max(u, v)
+        reuse = held and shared2[p] != 0 and a == held_a and b == held_b and tr[t] == held_r
+        if not reuse:
+            cnt[2] = -1
+        last_two = _LAST_MEMO if memos[p] != 0 else last_twos[p]
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
-                            last_twos[p], k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
+                            last_two, k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
                             iso_masks, check_other, cand, width, cnt, pos, ptr, m, fresh, out, out_offsets[t],
-                            emit, wk, paths, bits)
+                            emit, wk, paths, bits, memo, side, reuse)
+        held = shared2[p] != 0 and cnt[2] >= 0
+        held_a, held_b, held_r = a, b, tr[t]
         _clear_bits(m, 0, _BIT_ROWS, offsets, degree, pool, bits)
+        if memos[p] != 0:
+            _clear_memo(memo)
+            side[0] = -1
 
 
 @njit(parallel=True, cache=NRT_FREE)
 def _run_parallel(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                   tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                  paths, swaps, seed_bits, n_chunks):
+                  paths, swaps, seed_bits, memos, memo_slots, seq, shared2, n_chunks):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((n_chunks, 2), dtype=np.int64)
     for c in prange(n_chunks):
         _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps,
                    last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
-                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits)
+                   check_other, width, out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots,
+                   seq, shared2)
     return counts, work
 
 
 @njit(cache=NRT_FREE)
 def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k, induced, tu, tv, tr,
                 tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width, out_offsets, out, emit,
-                paths, swaps, seed_bits):
+                paths, swaps, seed_bits, memos, memo_slots, seq, shared2):
     counts = np.zeros(tu.shape[0], dtype=np.int64)
     work = np.zeros((1, 2), dtype=np.int64)
     _run_chunk(0, 1, counts, work, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos, k,
                induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
-               out_offsets, out, emit, paths, swaps, seed_bits)
+               out_offsets, out, emit, paths, swaps, seed_bits, memos, memo_slots, seq, shared2)
     return counts, work
 
 
@@ -679,6 +895,15 @@ class EngineOptions(NamedTuple):
     drive_short: a level whose candidates are a base level's set (`PlanTable.base`) walks a
     neighbour's row instead when the set is more than _GALLOP_RATIO times longer, galloping
     through the set (DELTAMATCH_CPU_DRIVE_SHORT=0).
+    last_memo: a plan whose last level depends on level k-2 and the seed only (`memo_plans`)
+    sizes that level once per task and level-k-2 vertex, not once per prefix (`_memo_count`;
+    DELTAMATCH_CPU_LAST_MEMO=0).
+    reverse_last: with last_memo, such a plan counts a prefix from the seed side (the rows of
+    the last level's seed neighbours, against a bit set of level k-2's candidates) when that
+    reads fewer elements (`_reverse_count`; DELTAMATCH_CPU_REVERSE_LAST=0).
+    reuse_level2: where every plan's level 2 is the seed's common neighbours (`level2_shared`:
+    the diamond), one thread runs a seed pair's tasks one after another and builds that set
+    once for all of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -687,30 +912,69 @@ class EngineOptions(NamedTuple):
     seed_swap: bool = True
     seed_bits: bool = True
     drive_short: bool = True
+    last_memo: bool = True
+    reverse_last: bool = True
+    reuse_level2: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
         return cls(set_count=_env_switch("DELTAMATCH_CPU_SET_COUNT"),
                    seed_swap=_env_switch("DELTAMATCH_CPU_SEED_SWAP"),
                    seed_bits=_env_switch("DELTAMATCH_CPU_SEED_BITS"),
-                   drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"))
+                   drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"),
+                   last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"),
+                   reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"),
+                   reuse_level2=_env_switch("DELTAMATCH_CPU_REUSE_LEVEL2"))
 
 
-# seed_swaps per plan table, keyed by id(plans.order) and kept with that array, so a
-# recycled id never matches: every batch counts with the same tables again.
-_SEED_SWAPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-_SEED_SWAPS_KEPT = 64
+# (seed_swaps, memo_plans, level2_shared) per plan table, keyed by id(plans.order) and kept
+# with that array, so a recycled id never matches: every batch counts with the same tables again.
+_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+_PLAN_EXTRAS_KEPT = 64
 
 
-def _cached_seed_swaps(plans: PlanTable) -> np.ndarray:
-    hit = _SEED_SWAPS.get(id(plans.order))
+def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    hit = _PLAN_EXTRAS.get(id(plans.order))
     if hit is not None and hit[0] is plans.order:
         return hit[1]
-    if len(_SEED_SWAPS) >= _SEED_SWAPS_KEPT:
-        _SEED_SWAPS.clear()
-    swaps = seed_swaps(plans)
-    _SEED_SWAPS[id(plans.order)] = (plans.order, swaps)
-    return swaps
+    if len(_PLAN_EXTRAS) >= _PLAN_EXTRAS_KEPT:
+        _PLAN_EXTRAS.clear()
+    extras = seed_swaps(plans), memo_plans(plans), level2_shared(plans)
+    _PLAN_EXTRAS[id(plans.order)] = (plans.order, extras)
+    return extras
+
+
+def level2_shared(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 when level 2 is adjacent to both seed positions with no bound on
+    them, so its candidates are the seed's common neighbours less those a changed pair of rank
+    < r joins to it: the same set for every such plan, either seed orientation.  All 0 unless
+    k >= 4 and every plan of the table, two or more, has it: running a pair's tasks together
+    interleaves the plans, which was measured to cost more than the shared set saves where
+    other plans are in between (the house's first file-order batch: 0.093 -> 0.102 CPU s)."""
+    level2 = np.concatenate([plans.conn[:, 2, :2] == 1, plans.cmp[:, 2, :2] == 0], axis=1).all(axis=1)
+    if plans.k < 4 or level2.shape[0] < 2 or not level2.all():
+        return np.zeros(plans.order.shape[0], dtype=np.int8)
+    return level2.astype(np.int8)
+
+
+def memo_plans(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 when counting may end its tasks by `_memo_count`, else 0.
+
+    That is an edge-induced plan with k >= 5 ending LAST_EACH whose last level draws from
+    adjacency rows (no base set), is adjacent to position k-2 with no bound on it, and has its
+    other neighbours and bounds among the seed positions 0, 1: its set is then a function of
+    m[k-2] for the whole task, while k-2 runs for several prefixes m[2 .. k-3].
+    """
+    memos = np.zeros(plans.order.shape[0], dtype=np.int8)
+    k = plans.k
+    if plans.induced or k < 5:
+        return memos
+    last = k - 1
+    for p in range(memos.shape[0]):
+        conn, cmp = plans.conn[p, last], plans.cmp[p, last]
+        memos[p] = (plans.last_two[p] == LAST_EACH and plans.base[p, last] < 0 and conn[k - 2] == 1
+                    and cmp[k - 2] == 0 and not conn[2:k - 2].any() and not cmp[2:k - 2].any())
+    return memos
 
 
 def seed_swaps(plans: PlanTable) -> np.ndarray:
@@ -742,16 +1006,31 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
+    swaps, memos, shared2 = _plan_extras(plans)
+    if not options.seed_swap:
+        swaps = np.zeros_like(swaps)
+    if not options.last_memo:
+        memos = np.zeros_like(memos)
+    threads = numba.get_num_threads()
+    serial = tasks.size < _PARALLEL_MIN_TASKS or threads == 1
+    if options.reuse_level2 and serial and shared2.any():
+        # A seed pair's tasks of those plans one after another (a TaskList lists them plan by plan).
+        seq = np.lexsort((shared2[tasks.plan] == 0, tasks.rank, np.maximum(tasks.u, tasks.v),
+                          np.minimum(tasks.u, tasks.v)))
+    else:
+        shared2 = np.zeros_like(shared2)
+        seq = np.arange(tasks.size)
+    vertices = graph.offsets.shape[0]
+    memo_slots = min(_MEMO_MAX_SLOTS, 1 << (2 * vertices - 1).bit_length()) if memos.any() else 0
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
             plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit,
-            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0),
-            _cached_seed_swaps(plans) if options.seed_swap else np.zeros(plans.order.shape[0], np.int8),
-            options.seed_bits)
-    threads = numba.get_num_threads()
-    if tasks.size < _PARALLEL_MIN_TASKS or threads == 1:
+            (SET_COUNT if options.set_count else 0) | (DRIVE_SHORT if options.drive_short else 0)
+            | (REVERSE_LAST if options.reverse_last else 0),
+            swaps, options.seed_bits, memos, memo_slots, seq, shared2)
+    if serial:
         counts, chunk_work = _run_serial(*args)
     else:
         counts, chunk_work = _run_parallel(*args, min(tasks.size, 16 * threads))
@@ -782,7 +1061,8 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     np.cumsum(counts[:-1], out=offsets[1:])
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
-          EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False))
+          EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
+                        last_memo=False, reverse_last=False, reuse_level2=False))
     return out
 
 

@@ -18,6 +18,9 @@ from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, 
         ("cpu-all-noswap", EngineVariant("cpu", True, True, True, seed_swap=False)),
         ("cpu-1-nobits", EngineVariant("cpu", False, True, True, seed_bits=False)),
         ("cpu-1-nodrive", EngineVariant("cpu", False, True, True, drive_short=False)),
+        ("cpu-all-nomemo", EngineVariant("cpu", True, True, True, last_memo=False)),
+        ("cpu-1-norev", EngineVariant("cpu", False, True, True, reverse_last=False)),
+        ("cpu-1-noreuse", EngineVariant("cpu", False, True, True, reuse_level2=False)),
     ],
 )
 def test_engine_variant_switches(name, variant):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 
@@ -162,8 +163,11 @@ def test_hoisting_reads_fewer_candidates(name):
     tasks = TaskList.static(g.internal_edges())
     view = g.batch_view(np.zeros((0, 2), np.int32))
     hoisted, greedy = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    # The greedy orders end in a last level the memo would size once per task (`memo_plans`).
+    per_prefix = cpu_engine.EngineOptions(last_memo=False)
     counts = [
-        cpu_engine.count_tasks(g.view(), compile_plans(p, [static_plan(p, h)]), tasks, view, work=w).sum()
+        cpu_engine.count_tasks(g.view(), compile_plans(p, [static_plan(p, h)]), tasks, view, work=w,
+                               options=per_prefix).sum()
         for h, w in ((True, hoisted), (False, greedy))
     ]
     assert counts[0] == counts[1] > 0 and 2 * hoisted[0] < greedy[0]
@@ -266,3 +270,115 @@ def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
         if switch == "set_count":
             assert counts[0].sum() > 0
     g.release(view)
+
+
+def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
+    house, cycle = parse_pattern("house"), parse_pattern("5-cycle")
+    assert cpu_engine.memo_plans(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]
+    assert cpu_engine.memo_plans(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
+    for name in ("house", "5-cycle"):  # induced: every level depends on every earlier position
+        p = parse_pattern(name, induced=True)
+        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
+    for name in ("triangle", "4-cycle", "diamond", "4-clique"):
+        p = parse_pattern(name)
+        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
+
+
+@pytest.mark.parametrize("slots", [None, 4], ids=["memo", "memo-full"])
+@pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
+@pytest.mark.parametrize("name", ["house", "5-cycle", "0-1,1-2,2-3,3-4,4-5,5-0"])
+def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkeypatch):
+    """Both sides of a mixed batch on hub rows, the memo on and off.  Per-edge plans bring
+    bounds on the seed into the last level; the 6-cycle has a middle position not adjacent to
+    level k-2 (tested per w); a 4-slot memo fills at once (sizes then computed, not stored)."""
+    if slots is not None:
+        monkeypatch.setattr(cpu_engine, "_MEMO_MAX_SLOTS", slots)
+    p = parse_pattern(name)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, plans(p))
+    assert cpu_engine.memo_plans(table).any()
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        off_on = (cpu_engine.EngineOptions(last_memo=False), cpu_engine.EngineOptions())
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options) for options in off_on]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        if slots is None:  # the memo answers repeats without reading the last level's rows
+            memo_tasks = tasks.take(np.flatnonzero(cpu_engine.memo_plans(table)[tasks.plan]))
+            work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+            for options, w in zip(off_on, work, strict=True):
+                cpu_engine.count_tasks(g.view(), table, memo_tasks, view, options=options, work=w)
+            assert 2 * work[1][0] < work[0][0]
+    g.release(view)
+
+
+@pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
+@pytest.mark.parametrize("name", ["house", "5-cycle", "0-1,1-2,2-3,3-4,4-5,5-0"])
+def test_reverse_last_keeps_every_task_count_on_hub_rows(name, plans):
+    """Both sides of a mixed batch on hub rows, counting from the seed side on and off: the
+    same per-task counts, and the work changes (the path was taken)."""
+    p = parse_pattern(name)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, plans(p))
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+        off_on = (cpu_engine.EngineOptions(reverse_last=False), cpu_engine.EngineOptions())
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
+                  for options, w in zip(off_on, work, strict=True)]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        assert not np.array_equal(work[0], work[1])
+    g.release(view)
+
+
+def test_level2_shared_marks_plans_whose_level_2_is_the_seeds_common_neighbours():
+    diamond = parse_pattern("diamond")
+    assert cpu_engine.level2_shared(compile_plans(diamond, shared_plans(diamond))).tolist() == [1, 1, 1]
+    # Only some plans have it (house), a single plan (4-clique), or none (4-cycle): no reuse.
+    for name in ("house", "4-clique", "4-cycle"):
+        p = parse_pattern(name)
+        assert not cpu_engine.level2_shared(compile_plans(p, shared_plans(p))).any()
+
+
+@pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
+@pytest.mark.parametrize("name", ["diamond", "4-clique", "house", "0-1,1-2,2-3,3-0,0-4,1-4,2-4", "P4"])
+def test_reuse_level2_keeps_every_task_count_on_hub_rows(name, induced):
+    """Both sides of a mixed batch and a static count on hub rows, level 2 shared and not: the
+    same per-task counts; where a seed pair has several such plans, less work.  One thread:
+    only the serial path runs a seed pair's tasks together."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        _reuse_level2_case(name, induced)
+    finally:
+        numba.set_num_threads(threads)
+
+
+def _reuse_level2_case(name: str, induced: bool) -> None:
+    p = parse_pattern(name, induced=induced)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, shared_plans(p))
+    several = int(cpu_engine.level2_shared(table).sum()) > 1
+    off_on = (cpu_engine.EngineOptions(reuse_level2=False), cpu_engine.EngineOptions())
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options, work=w)
+                  for options, w in zip(off_on, work, strict=True)]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        assert (work[1][0] < work[0][0]) == several
+    g.release(view)
+    static = compile_plans(p, [static_plan(p)])
+    tasks = TaskList.static(g.internal_edges())
+    empty = g.batch_view(np.zeros((0, 2), np.int32))
+    counts = [cpu_engine.count_tasks(g.view(), static, tasks, empty, options=options) for options in off_on]
+    g.release(empty)
+    assert np.array_equal(counts[0], counts[1])
