@@ -3,8 +3,9 @@
 #  - cores 1-5: issue 18's CPU engine against RapidFlow on this host (device-check's rapidflow step,
 #    inline so that the bundle is installed once: a numba warm-up run, then four deltamatch bench
 #    runs pinned one per core, one numba thread each, and a batches-of-1 run; cpu-1 only);
-#  - cores 6-15: the service end to end on two CUDA workers, the CUDA hot-path warm-up test, and the
-#    per-batch latency benchmark (issue 16).
+#  - cores 6-15: the service end to end on two CUDA workers, the CUDA hot-path warm-up test, and
+#    part (a) of the per-batch latency benchmark (issue 16: 100-edge triangle batches on rmat:16,
+#    every batch on the scheduler's local route).
 set -u
 bash .devbundle/install.sh >/dev/null 2>&1; export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0 DELTAMATCH_DATA=$PWD/data DM_COMMIT=857dfca
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; lscpu | grep "Model name"; } > $OUT/device.txt
@@ -19,8 +20,8 @@ bash .devbundle/install.sh >/dev/null 2>&1; export PYTHONPATH=/tmp/site:$PWD PYT
   wait
 ) &
 rf=$!
-taskset -c 6-15 timeout 90 python3 bench/gpu/service_e2e.py > $OUT/service-e2e.log 2>&1; echo "e2e rc $?" >> $OUT/service-e2e.log
-taskset -c 6-15 timeout 80 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/scheduler/test_warmup.py > $OUT/warmup-tests.log 2>&1; echo "rc $?" >> $OUT/warmup-tests.log
-taskset -c 6-15 timeout 120 python3 bench/gpu/service_latency.py --out $OUT --time-budget 100 > $OUT/service-latency.log 2>&1; echo "latency rc $?" >> $OUT/service-latency.log
+taskset -c 6-15 timeout 85 python3 bench/gpu/service_e2e.py > $OUT/service-e2e.log 2>&1; echo "e2e rc $?" >> $OUT/service-e2e.log
+taskset -c 6-15 timeout 75 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short tests/scheduler/test_warmup.py > $OUT/warmup-tests.log 2>&1; echo "rc $?" >> $OUT/warmup-tests.log
+taskset -c 6-15 timeout 80 python3 bench/gpu/service_latency.py --out $OUT --parts a --crossover 0 --local 1e18 --batches-a 40 --time-budget 70 > $OUT/service-latency.log 2>&1; echo "latency rc $?" >> $OUT/service-latency.log
 wait $rf
 tail -2 $OUT/warmup-tests.log; tail -1 $OUT/service-e2e.log; tail -3 $OUT/service-latency.log; tail -n 3 $OUT/rapidflow-*.log
