@@ -9,6 +9,7 @@ far faster than `np.unique` without `return_*` (numpy 2.4 hashes: 3.7 s against 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -37,3 +38,15 @@ def by_source(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
     starts = np.flatnonzero(head)
     return order, ordered[starts], starts
+
+
+@njit(cache=True)
+def stable_argsort(keys):
+    """np.argsort(keys, kind="stable") for int64 keys, compiled: numba's quicksort when the keys
+    are distinct (then every order is the stable one; three times faster than its mergesort),
+    else its mergesort."""
+    order = np.argsort(keys)
+    for t in range(1, order.shape[0]):
+        if keys[order[t]] == keys[order[t - 1]]:
+            return np.argsort(keys, kind="mergesort")
+    return order

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
-from deltamatch.kernels.pair_order import by_source
+from deltamatch.kernels.pair_order import stable_argsort
 
 
 class GraphView(NamedTuple):
@@ -36,15 +37,38 @@ class BatchView(NamedTuple):
 
     @classmethod
     def of_pairs(cls, pairs: np.ndarray, slot: np.ndarray) -> BatchView:
-        """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place."""
-        ranks = np.arange(pairs.shape[0], dtype=np.int32)
-        src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
-        dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
-        rank = np.concatenate([ranks, ranks])
-        order, touched, starts = by_source(src, dst)
-        dst, rank = dst[order], rank[order]
-        slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
-        return cls(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
+        """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place.
+        Every vertex it gives a slot is some pair's partner: `slot[partner] = -1` undoes it."""
+        ptr, partner, rank = _pair_view(np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2), slot)
+        return cls(slot, ptr, partner, rank)
+
+
+@njit(cache=True)
+def _pair_view(pairs, slot):
+    """(ptr, partner, rank) of `BatchView.of_pairs`: both directions of every pair sorted by
+    (vertex, partner), ties in rank order; slot[v] = v's run, numbered in vertex order."""
+    n = pairs.shape[0]
+    keys = np.empty(2 * n, dtype=np.int64)
+    for i in range(n):
+        a, b = np.int64(pairs[i, 0]), np.int64(pairs[i, 1])
+        keys[i] = (a << 32) | b
+        keys[n + i] = (b << 32) | a
+    order = stable_argsort(keys)
+    partner = np.empty(2 * n, dtype=np.int32)
+    rank = np.empty(2 * n, dtype=np.int32)
+    ptr = np.empty(2 * n + 1, dtype=np.int64)
+    runs = 0
+    for t in range(2 * n):
+        e = order[t]
+        src = keys[e] >> 32
+        if t == 0 or src != keys[order[t - 1]] >> 32:
+            slot[src] = runs
+            ptr[runs] = t
+            runs += 1
+        partner[t] = keys[e] & 0xFFFFFFFF
+        rank[t] = e if e < n else e - n
+    ptr[runs] = 2 * n
+    return ptr[: runs + 1].copy(), partner, rank
 
 
 # PlanTable.last_two: how a counting run may finish the last two levels (position k-2 and k-1).
