@@ -74,7 +74,7 @@ def unique_pairs(pairs: np.ndarray) -> np.ndarray:
 class VertexMap:
     """External ids <-> dense internal ids, assigned in first-seen order.
 
-    Lookups probe an open-addressing hash table of internal ids keyed by their external id
+    Lookups probe an open-addressing hash table of internal ids (int32) keyed by their external id
     (linear probing, at most half full, doubled and refilled when it would be more), and
     `external` grows by doubling, so interning a batch's new vertices costs O(new) amortized
     and a lookup O(1) per id (a sorted index took ~25 ns per id to search, and np.insert into
@@ -84,7 +84,7 @@ class VertexMap:
         ext = np.zeros(0, dtype=np.int64) if external is None else np.asarray(external, dtype=np.int64)
         self._buffer = ext.copy()
         self._n = ext.shape[0]
-        self._table = np.full(16, -1, dtype=np.int64)
+        self._table = np.full(16, -1, dtype=np.int32)
         self._index(0)
 
     def __len__(self) -> int:
@@ -125,7 +125,7 @@ class VertexMap:
         every id) when it would be more than half full."""
         if 2 * self._n > self._table.shape[0]:
             size = 1 << max(4, (2 * self._n).bit_length())
-            self._table = np.full(size, -1, dtype=np.int64)
+            self._table = np.full(size, -1, dtype=np.int32)
             start = 0
         _hash_insert(self._table, self._buffer, start, self._n)
 
