@@ -9,7 +9,6 @@ far faster than `np.unique` without `return_*` (numpy 2.4 hashes: 3.7 s against 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 
 def pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -39,14 +38,3 @@ def by_source(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     starts = np.flatnonzero(head)
     return order, ordered[starts], starts
 
-
-@njit(cache=True)
-def stable_argsort(keys):
-    """np.argsort(keys, kind="stable") for int64 keys, compiled: numba's quicksort when the keys
-    are distinct (then every order is the stable one; three times faster than its mergesort),
-    else its mergesort."""
-    order = np.argsort(keys)
-    for t in range(1, order.shape[0]):
-        if keys[order[t]] == keys[order[t - 1]]:
-            return np.argsort(keys, kind="mergesort")
-    return order

@@ -10,8 +10,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from deltamatch.kernels.pair_order import stable_argsort
-
 
 class GraphView(NamedTuple):
     """Adjacency rows with slack: row v is pool[offsets[v] : offsets[v] + degree[v]], sorted."""
@@ -39,21 +37,19 @@ class BatchView(NamedTuple):
     def of_pairs(cls, pairs: np.ndarray, slot: np.ndarray) -> BatchView:
         """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place.
         Every vertex it gives a slot is some pair's partner: `slot[partner] = -1` undoes it."""
-        ptr, partner, rank = _pair_view(np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2), slot)
+        pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
+        a, b = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+        keys = np.concatenate([(a << 32) | b, (b << 32) | a])
+        ptr, partner, rank = _pair_view(keys, np.argsort(keys, kind="stable"), slot)
         return cls(slot, ptr, partner, rank)
 
 
 @njit(cache=True)
-def _pair_view(pairs, slot):
-    """(ptr, partner, rank) of `BatchView.of_pairs`: both directions of every pair sorted by
-    (vertex, partner), ties in rank order; slot[v] = v's run, numbered in vertex order."""
-    n = pairs.shape[0]
-    keys = np.empty(2 * n, dtype=np.int64)
-    for i in range(n):
-        a, b = np.int64(pairs[i, 0]), np.int64(pairs[i, 1])
-        keys[i] = (a << 32) | b
-        keys[n + i] = (b << 32) | a
-    order = stable_argsort(keys)
+def _pair_view(keys, order, slot):
+    """(ptr, partner, rank) of `BatchView.of_pairs` from the keys src << 32 | dst of both
+    directions of every pair (pair i's at i and n + i) and their stable sorting order; slot[v]
+    = v's run, numbered in vertex order."""
+    n = keys.shape[0] // 2
     partner = np.empty(2 * n, dtype=np.int32)
     rank = np.empty(2 * n, dtype=np.int32)
     ptr = np.empty(2 * n + 1, dtype=np.int64)

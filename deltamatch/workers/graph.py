@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels import row_layout
-from deltamatch.kernels.pair_order import pair_keys, sorted_unique, stable_argsort
+from deltamatch.kernels.pair_order import pair_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView, GraphView
 from deltamatch.kernels.sorted_rows import adjacent
 
@@ -312,24 +312,23 @@ def _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_pt
         degree[v] = n
 
 
+def _directed_keys(deleted: np.ndarray, inserted: np.ndarray) -> np.ndarray:
+    """src << 32 | dst of both directions of every pair, deletions first: pair j's at 2j, 2j + 1."""
+    pairs = np.concatenate([deleted, inserted]).astype(np.int64)
+    keys = np.empty(2 * pairs.shape[0], dtype=np.int64)
+    keys[0::2] = (pairs[:, 0] << 32) | pairs[:, 1]
+    keys[1::2] = (pairs[:, 1] << 32) | pairs[:, 0]
+    return keys
+
+
 @njit(cache=True)
-def _updates_by_row(deleted, inserted, degree):
-    """A batch's directed updates grouped by row: (rows int64, upd_ptr int64, upd_nbr int32,
-    new_degree int64, width), rows ascending, row r's neighbour updates (deletions and
-    insertions, ascending) at upd_nbr[upd_ptr[r]:upd_ptr[r + 1]], its degree after them, and the
-    largest degree a touched row has before or after (at least 1)."""
-    nd, ni = deleted.shape[0], inserted.shape[0]
-    m = 2 * (nd + ni)
-    keys = np.empty(m, dtype=np.int64)
-    for j in range(nd):
-        a, b = np.int64(deleted[j, 0]), np.int64(deleted[j, 1])
-        keys[2 * j] = (a << 32) | b
-        keys[2 * j + 1] = (b << 32) | a
-    for j in range(ni):
-        a, b = np.int64(inserted[j, 0]), np.int64(inserted[j, 1])
-        keys[2 * (nd + j)] = (a << 32) | b
-        keys[2 * (nd + j) + 1] = (b << 32) | a
-    order = stable_argsort(keys)
+def _updates_by_row(keys, order, deleted_pairs, degree):
+    """A batch's directed updates grouped by row, from `_directed_keys` (the first
+    2 * deleted_pairs are deletions) and their stable sorting order: (rows int64, upd_ptr int64,
+    upd_nbr int32, new_degree int64, width), rows ascending, row r's neighbour updates
+    (ascending) at upd_nbr[upd_ptr[r]:upd_ptr[r + 1]], its degree after them, and the largest
+    degree a touched row has before or after (at least 1)."""
+    m = keys.shape[0]
     upd_nbr = np.empty(m, dtype=np.int32)
     rows = np.empty(m, dtype=np.int64)
     upd_ptr = np.empty(m + 1, dtype=np.int64)
@@ -346,7 +345,7 @@ def _updates_by_row(deleted, inserted, degree):
             width = max(width, degree[src])
             n += 1
         upd_nbr[t] = keys[e] & 0xFFFFFFFF
-        new_degree[n - 1] += 1 if e >= 2 * nd else -1
+        new_degree[n - 1] += 1 if e >= 2 * deleted_pairs else -1
     upd_ptr[n] = m
     for r in range(n):
         width = max(width, new_degree[r])
@@ -442,9 +441,9 @@ class DynamicGraph:
         if batch.deleted.shape[0] + batch.inserted.shape[0] == 0:
             return
         if not batch._by_row:
-            batch._by_row.append(_updates_by_row(np.ascontiguousarray(batch.deleted, dtype=np.int32),
-                                                 np.ascontiguousarray(batch.inserted, dtype=np.int32),
-                                                 self.degree))
+            keys = _directed_keys(batch.deleted, batch.inserted)
+            batch._by_row.append(_updates_by_row(keys, np.argsort(keys, kind="stable"),
+                                                 batch.deleted.shape[0], self.degree))
         rows, upd_ptr, upd_nbr, new_degree, width = batch._by_row[0]
         new_offsets, new_capacity, used, moved, grown = row_layout.relocate(
             self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)

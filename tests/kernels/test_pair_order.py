@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique, stable_argsort
+from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView
 
 
@@ -31,14 +31,6 @@ def test_pair_keys_order_by_first_then_second() -> None:
     a = np.array([2, 1, 1, 0], dtype=np.int32)
     b = np.array([0, 2**31 - 1, 5, 9], dtype=np.int32)
     assert np.argsort(pair_keys(a, b)).tolist() == [3, 2, 1, 0]
-
-
-def test_stable_argsort_equals_numpy_stable_with_and_without_repeats() -> None:
-    rng = np.random.default_rng(3)
-    for high in (10, 2**62):  # many repeats; (almost surely) distinct keys
-        keys = rng.integers(0, high, size=700, dtype=np.int64)
-        np.testing.assert_array_equal(stable_argsort(keys), np.argsort(keys, kind="stable"))
-    assert stable_argsort(np.zeros(0, np.int64)).shape == (0,)
 
 
 def test_batch_view_of_pairs_is_by_source_of_both_directions() -> None:
