@@ -37,4 +37,3 @@ def by_source(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
     starts = np.flatnonzero(head)
     return order, ordered[starts], starts
-
