@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-
-from deltamatch.kernels.pair_order import by_source
+from numba import njit
 
 
 class GraphView(NamedTuple):
@@ -36,15 +35,36 @@ class BatchView(NamedTuple):
 
     @classmethod
     def of_pairs(cls, pairs: np.ndarray, slot: np.ndarray) -> BatchView:
-        """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place."""
-        ranks = np.arange(pairs.shape[0], dtype=np.int32)
-        src = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int32)
-        dst = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int32)
-        rank = np.concatenate([ranks, ranks])
-        order, touched, starts = by_source(src, dst)
-        dst, rank = dst[order], rank[order]
-        slot[touched] = np.arange(touched.shape[0], dtype=np.int32)
-        return cls(slot, np.append(starts, src.shape[0]).astype(np.int64), dst, rank)
+        """The view of `pairs` (pair i has rank i); fills `slot` (all -1 on entry) in place.
+        Every vertex it gives a slot is some pair's partner: `slot[partner] = -1` undoes it."""
+        pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
+        a, b = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+        keys = np.concatenate([(a << 32) | b, (b << 32) | a])
+        ptr, partner, rank = _pair_view(keys, np.argsort(keys, kind="stable"), slot)
+        return cls(slot, ptr, partner, rank)
+
+
+@njit(cache=True)
+def _pair_view(keys, order, slot):
+    """(ptr, partner, rank) of `BatchView.of_pairs` from the keys src << 32 | dst of both
+    directions of every pair (pair i's at i and n + i) and their stable sorting order; slot[v]
+    = v's run, numbered in vertex order."""
+    n = keys.shape[0] // 2
+    partner = np.empty(2 * n, dtype=np.int32)
+    rank = np.empty(2 * n, dtype=np.int32)
+    ptr = np.empty(2 * n + 1, dtype=np.int64)
+    runs = 0
+    for t in range(2 * n):
+        e = order[t]
+        src = keys[e] >> 32
+        if t == 0 or src != keys[order[t - 1]] >> 32:
+            slot[src] = runs
+            ptr[runs] = t
+            runs += 1
+        partner[t] = keys[e] & 0xFFFFFFFF
+        rank[t] = e if e < n else e - n
+    ptr[runs] = 2 * n
+    return ptr[: runs + 1].copy(), partner, rank
 
 
 # PlanTable.last_two: how a counting run may finish the last two levels (position k-2 and k-1).

@@ -49,12 +49,14 @@ def allocate(tasks: TaskList, num_workers: int, policy: str = "even", cost: np.n
         if cost is None or np.shape(cost) != (n,):
             raise ValueError(f"policy {policy!r} needs cost: one value per task ({n})")
         return greedy(np.asarray(cost, dtype=np.float64), num_workers)
-    if policy == "even":
+    if policy == "round-robin" and block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    if num_workers == 1:  # what either policy below gives one worker, without its index arithmetic
+        assignment = [np.arange(n)]
+    elif policy == "even":
         bounds = np.linspace(0, n, num_workers + 1).astype(np.int64)
         assignment = [np.arange(bounds[w], bounds[w + 1]) for w in range(num_workers)]
     else:
-        if block < 1:
-            raise ValueError(f"block must be >= 1, got {block}")
         owner = (np.arange(n) // block) % num_workers
         assignment = [np.flatnonzero(owner == w) for w in range(num_workers)]
     weights = np.ones(n) if cost is None else np.asarray(cost, dtype=np.float64)

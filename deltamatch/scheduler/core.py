@@ -322,9 +322,10 @@ class SchedulerCore:
         scheduler's graph: (results, (costed, assigned, sent, back) clock times, picks, predicted
         load per worker)."""
         workers = len(self.pool)
-        costs = self._policy_costs(keys, groups, model, feats)
+        costed = self.policy in COST_POLICIES
+        costs = self._policy_costs(keys, groups, model, feats) if costed else []
         t1 = self.clock()
-        if self.policy in COST_POLICIES:
+        if costed:
             allocation = greedy(np.concatenate(costs) if costs else np.zeros(0), workers)
             picks = split(allocation, [t.size for t in groups])
             predicted_load = allocation.predicted
@@ -336,10 +337,15 @@ class SchedulerCore:
         t2 = self.clock()
         self.last_allocation = allocation
         per_worker: list[dict[int, tuple[TaskList, TaskList]]] = [dict() for _ in range(workers)]
+
+        def share(g: int, w: int) -> TaskList:
+            # The other policies' indices ascend: all of a group's are the group, in order.
+            pick = picks[g][w]
+            return groups[g] if not costed and pick.shape[0] == groups[g].size else groups[g].take(pick)
+
         for i, pid in enumerate(self.patterns):  # groups 2i, 2i+1 = pattern i's old, new side
             for w in range(workers):
-                per_worker[w][pid] = (groups[2 * i].take(picks[2 * i][w]),
-                                      groups[2 * i + 1].take(picks[2 * i + 1][w]))
+                per_worker[w][pid] = (share(2 * i, w), share(2 * i + 1, w))
         on_cpu = self._routes(keys, model, picks, workers)
         committed = []
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
-from deltamatch.workers.graph import MAX_VERTEX_ID, GraphInputError
+from deltamatch.workers.graph import MAX_VERTEX_ID, GraphInputError, first_bad_pairs
 
 MAX_NAME_LENGTH = 256
 INT, STR = "int", "str"
@@ -96,19 +96,20 @@ def parse_vertex_pairs(items, what: str = "edges") -> np.ndarray:
             raise _first_bad(arr, what, same)
     if arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
-        bad = np.flatnonzero(((arr < 0) | (arr > MAX_VERTEX_ID)).any(axis=1))
-        if bad.size:
-            raise VertexIdError(f"{what}[{bad[0]}]: integer vertex ids must be in 0..{MAX_VERTEX_ID}, "
-                                f"got {arr[bad[0]].tolist()}")
+        bad, loop = first_bad_pairs(arr, MAX_VERTEX_ID)
+        if bad >= 0:
+            raise VertexIdError(f"{what}[{bad}]: integer vertex ids must be in 0..{MAX_VERTEX_ID}, "
+                                f"got {arr[bad].tolist()}")
     else:
         lengths = np.char.str_len(arr)
         bad = np.flatnonzero(((lengths == 0) | (lengths > MAX_NAME_LENGTH)).any(axis=1))
         if bad.size:
             raise VertexIdError(f"{what}[{bad[0]}]: vertex names must have 1..{MAX_NAME_LENGTH} "
                                 f"characters, got {arr[bad[0]].tolist()!r}")
-    loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
-    if loops.size:
-        raise VertexIdError(f"{what}[{loops[0]}]: self-loop {arr[loops[0]].tolist()!r}")
+        loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
+        loop = int(loops[0]) if loops.size else -1
+    if loop >= 0:
+        raise VertexIdError(f"{what}[{loop}]: self-loop {arr[loop].tolist()!r}")
     return arr
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from deltamatch.kernels.plan_table import PlanTable, TaskList
 
@@ -17,20 +18,27 @@ def batch_tasks(plans: PlanTable, changed: np.ndarray, num_deleted: int, side: s
     the other way round.  Edge-induced plans seed on edges only, so each side then
     runs just its own updates.
     """
-    ranks = np.arange(changed.shape[0], dtype=np.int32)
-    is_edge = (ranks < num_deleted) if side == OLD else (ranks >= num_deleted)
-    us, vs, rs, ps = [], [], [], []
-    for p in range(plans.order.shape[0]):
-        pick = np.flatnonzero(is_edge == plans.seed_is_edge[p])
-        us.append(changed[pick, 0])
-        vs.append(changed[pick, 1])
-        rs.append(ranks[pick])
-        ps.append(np.full(pick.shape[0], p, dtype=np.int32))
-    return _task_list(us, vs, rs, ps)
+    u, v, rank, plan = _batch_tasks(np.ascontiguousarray(changed, dtype=np.int32).reshape(-1, 2), num_deleted,
+                                    side == OLD, np.ascontiguousarray(plans.seed_is_edge, dtype=np.bool_))
+    return TaskList(u, v, rank, plan)
 
 
-def _task_list(us, vs, rs, ps) -> TaskList:
-    def cat(parts, dtype):
-        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
-
-    return TaskList(cat(us, np.int32), cat(vs, np.int32), cat(rs, np.int32), cat(ps, np.int32))
+@njit(cache=True)
+def _batch_tasks(changed, num_deleted, old_side, seed_is_edge):
+    """(u, v, rank, plan) int32 arrays of `batch_tasks`: plan by plan, pairs in rank order."""
+    n = changed.shape[0]
+    edges = num_deleted if old_side else n - num_deleted
+    total = 0
+    for p in range(seed_is_edge.shape[0]):
+        total += edges if seed_is_edge[p] else n - edges
+    u = np.empty(total, dtype=np.int32)
+    v = np.empty(total, dtype=np.int32)
+    rank = np.empty(total, dtype=np.int32)
+    plan = np.empty(total, dtype=np.int32)
+    t = 0
+    for p in range(seed_is_edge.shape[0]):
+        for i in range(n):
+            if ((i < num_deleted) == old_side) == seed_is_edge[p]:
+                u[t], v[t], rank[t], plan[t] = changed[i, 0], changed[i, 1], i, p
+                t += 1
+    return u, v, rank, plan

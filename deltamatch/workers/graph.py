@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels import row_layout
-from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique
+from deltamatch.kernels.pair_order import pair_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView, GraphView
 from deltamatch.kernels.sorted_rows import adjacent
 
@@ -39,16 +39,26 @@ def as_pairs(edges, what: str = "edges") -> np.ndarray:
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise GraphInputError(f"{what}: every edge must be a pair [u, v]")
-    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr > MAX_VERTEX_ID).any(axis=1))
-    if bad.size:
-        u, v = arr[bad[0]]
-        raise GraphInputError(
-            f"{what}[{bad[0]}]: vertex ids must be in 0..{MAX_VERTEX_ID}, got [{u}, {v}]"
-        )
-    loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
-    if loops.size:
-        raise GraphInputError(f"{what}[{loops[0]}]: self-loop [{arr[loops[0], 0]}, {arr[loops[0], 1]}]")
+    bad, loop = first_bad_pairs(arr, MAX_VERTEX_ID)
+    if bad >= 0:
+        u, v = arr[bad]
+        raise GraphInputError(f"{what}[{bad}]: vertex ids must be in 0..{MAX_VERTEX_ID}, got [{u}, {v}]")
+    if loop >= 0:
+        raise GraphInputError(f"{what}[{loop}]: self-loop [{arr[loop, 0]}, {arr[loop, 1]}]")
     return arr
+
+
+@njit(cache=True)
+def first_bad_pairs(arr, max_id):
+    """(first row with an id outside 0..max_id, first self-loop row), -1 where none."""
+    loop = -1
+    for i in range(arr.shape[0]):
+        u, v = arr[i, 0], arr[i, 1]
+        if u < 0 or v < 0 or u > max_id or v > max_id:
+            return i, loop
+        if loop < 0 and u == v:
+            loop = i
+    return -1, loop
 
 
 def unique_pairs(pairs: np.ndarray) -> np.ndarray:
@@ -64,21 +74,18 @@ def unique_pairs(pairs: np.ndarray) -> np.ndarray:
 class VertexMap:
     """External ids <-> dense internal ids, assigned in first-seen order.
 
-    Lookups search a sorted index of the external ids.  New ids go to a small sorted side index
-    that is merged into the main one once it holds a sixteenth of it, and `external` grows by
-    doubling, so interning a batch's new vertices costs O(new · log) amortized, not O(vertices)
-    (np.insert into a 4M-entry index took 14 ms per batch)."""
-
-    MERGE_SHARE = 16  # merge the side index when it exceeds 1/MERGE_SHARE of the main one
+    Lookups probe an open-addressing hash table of internal ids (int32) keyed by their external id
+    (linear probing, at most half full, doubled and refilled when it would be more), and
+    `external` grows by doubling, so interning a batch's new vertices costs O(new) amortized
+    and a lookup O(1) per id (a sorted index took ~25 ns per id to search, and np.insert into
+    a 4M-entry one 14 ms per batch)."""
 
     def __init__(self, external: np.ndarray | None = None):
         ext = np.zeros(0, dtype=np.int64) if external is None else np.asarray(external, dtype=np.int64)
         self._buffer = ext.copy()
         self._n = ext.shape[0]
-        self._by_key = np.argsort(ext, kind="stable")
-        self._keys = ext[self._by_key]
-        self._side_keys = np.zeros(0, dtype=np.int64)
-        self._side_ids = np.zeros(0, dtype=np.int64)
+        self._table = np.full(16, -1, dtype=np.int32)
+        self._index(0)
 
     def __len__(self) -> int:
         return self._n
@@ -88,73 +95,118 @@ class VertexMap:
         """External id of every internal id (a view: copy it to keep it)."""
         return self._buffer[: self._n]
 
-    @staticmethod
-    def _search(keys: np.ndarray, values: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        if keys.shape[0] == 0:
-            return np.full(ids.shape, -1, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(keys, ids), keys.shape[0] - 1)
-        return np.where(keys[pos] == ids, values[pos], -1).astype(np.int64)
-
     def lookup(self, ids: np.ndarray) -> np.ndarray:
-        """Internal ids of `ids` (int64), -1 where unknown."""
+        """Internal ids of `ids` (int64, same shape), -1 where unknown."""
         ids = np.asarray(ids, dtype=np.int64)
-        internal = self._search(self._keys, self._by_key, ids)
-        if self._side_keys.shape[0]:
-            missing = internal < 0
-            internal[missing] = self._search(self._side_keys, self._side_ids, ids[missing])
-        return internal
+        flat = np.ascontiguousarray(ids).reshape(-1)
+        return _hash_lookup(self._table, self._buffer, flat).reshape(ids.shape)
 
     def intern(self, ids: np.ndarray) -> np.ndarray:
         """Internal ids of `ids`, assigning new ones (in order of first appearance) to unknown ids."""
         ids = np.asarray(ids, dtype=np.int64)
-        internal = self.lookup(ids)
-        unknown = internal < 0
-        if unknown.any():
-            new, first = np.unique(ids[unknown], return_index=True)
-            fresh = np.empty(new.shape[0], dtype=np.int64)
-            fresh[np.argsort(first, kind="stable")] = np.arange(self._n, self._n + new.shape[0])
-            self._append(new, fresh)
-            internal = self.lookup(ids)
-        return internal
+        internal, new = self.tentative(ids)
+        if new.shape[0]:
+            self._append(new)
+        return internal.reshape(ids.shape)
 
-    def _append(self, new: np.ndarray, fresh: np.ndarray) -> None:
-        """Record external ids `new` (sorted, unknown) as internal ids `fresh` (the next ones)."""
-        end = self._n + new.shape[0]
+    def _append(self, new: np.ndarray) -> None:
+        """Record the distinct, unknown external ids `new` as the next internal ids, in order."""
+        base, end = self._n, self._n + new.shape[0]
         if end > self._buffer.shape[0]:
             grown = np.empty(max(end, 2 * self._buffer.shape[0]), dtype=np.int64)
-            grown[: self._n] = self._buffer[: self._n]
+            grown[:base] = self._buffer[:base]
             self._buffer = grown
-        self._buffer[fresh] = new
+        self._buffer[base:end] = new
         self._n = end
-        at = np.searchsorted(self._side_keys, new)
-        self._side_keys = np.insert(self._side_keys, at, new)
-        self._side_ids = np.insert(self._side_ids, at, fresh)
-        if self._side_keys.shape[0] * self.MERGE_SHARE > self._keys.shape[0]:
-            at = np.searchsorted(self._keys, self._side_keys)
-            self._keys = np.insert(self._keys, at, self._side_keys)
-            self._by_key = np.insert(self._by_key, at, self._side_ids)
-            self._side_keys = self._side_keys[:0]
-            self._side_ids = self._side_ids[:0]
+        self._index(base)
+
+    def _index(self, start: int) -> None:
+        """Enter internal ids start .. n-1 in the table, first doubling it (and re-entering
+        every id) when it would be more than half full."""
+        if 2 * self._n > self._table.shape[0]:
+            size = 1 << max(4, (2 * self._n).bit_length())
+            self._table = np.full(size, -1, dtype=np.int32)
+            start = 0
+        _hash_insert(self._table, self._buffer, start, self._n)
 
     def append(self, ids: np.ndarray) -> None:
-        """Give the unknown external `ids` the next internal ids, in order."""
-        base = len(self)
-        if (self.intern(ids) != np.arange(base, base + ids.shape[0])).any():
+        """Give the unknown external `ids` the next internal ids, in order; raises ValueError
+        (changing nothing) unless they are distinct and unknown."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        ordered = np.sort(ids)
+        if (ordered[1:] == ordered[:-1]).any() or (self.lookup(ids) >= 0).any():
             raise ValueError("vertices to append must be distinct and unknown")
+        self._append(ids)
 
     def tentative(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(internal ids of `ids`, the unknown ids in order of first appearance): what
         `intern` would assign, without assigning it."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64).reshape(-1)
         internal = self.lookup(ids)
-        unknown = internal < 0
-        if not unknown.any():
-            return internal, np.zeros(0, dtype=np.int64)
-        new, first, inverse = np.unique(ids[unknown], return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty(new.shape[0], dtype=np.int64)
-        rank[order] = np.arange(new.shape[0])
-        internal[unknown] = len(self) + rank[inverse.ravel()]
-        return internal, new[order]
+        return internal, _number_unknown(ids, internal, len(self))
+
+
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: 2^64 / golden ratio
+
+
+@njit(cache=True)
+def _hash_slot(table, external, x):
+    """The slot of external id x in `table` (power-of-two size): the one holding the internal
+    id whose external id is x, or the empty (-1) slot where x would go."""
+    mask = table.shape[0] - 1
+    i = np.int64((np.uint64(x) * _HASH_MULTIPLIER) >> np.uint64(32)) & mask
+    while table[i] >= 0 and external[table[i]] != x:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _hash_insert(table, external, start, stop):
+    """Enter internal ids start .. stop-1 (keyed by external[id]); a repeated external id keeps
+    its first internal id."""
+    for v in range(start, stop):
+        i = _hash_slot(table, external, external[v])
+        if table[i] < 0:
+            table[i] = v
+
+
+@njit(cache=True)
+def _hash_lookup(table, external, ids):
+    """Internal id of every external id in `ids`, -1 where unknown."""
+    out = np.empty(ids.shape[0], dtype=np.int64)
+    for j in range(ids.shape[0]):
+        out[j] = table[_hash_slot(table, external, ids[j])]
+    return out
+
+
+@njit(cache=True)
+def _number_unknown(ids, internal, base):
+    """Give the ids with internal[i] < 0 the ids base, base + 1, ... in order of first
+    appearance (repeats share one), in place; returns those distinct ids in that order."""
+    pos = np.flatnonzero(internal < 0)
+    m = pos.shape[0]
+    vals = ids[pos]
+    order = np.argsort(vals)
+    head = np.empty(m, dtype=np.int64)  # per unknown entry: the index of its value's first entry
+    start = 0
+    for j in range(1, m + 1):
+        if j == m or vals[order[j]] != vals[order[start]]:
+            first = order[start]
+            for t in range(start + 1, j):
+                first = min(first, order[t])
+            for t in range(start, j):
+                head[order[t]] = first
+            start = j
+    rank = np.empty(m, dtype=np.int64)
+    new = np.empty(m, dtype=np.int64)
+    n = 0
+    for e in range(m):
+        if head[e] == e:
+            rank[e] = n
+            new[n] = vals[e]
+            n += 1
+        internal[pos[e]] = base + rank[head[e]]
+    return new[:n]
 
 
 @dataclass(frozen=True)
@@ -171,10 +223,16 @@ class NormalizedBatch:
     ignored: int
     vertex_base: int = 0
     new_vertices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # `_updates_by_row` of this batch, kept by the first graph that applies it: the scheduler's
+    # graph and an in-process replica apply the same batch object to equal graphs.  Not pickled.
+    _by_row: list = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
     def changed(self) -> np.ndarray:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_by_row": []}
 
 
 def normalize_batch(vertices: VertexMap, has_edges: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -254,6 +312,46 @@ def _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_pt
         degree[v] = n
 
 
+def _directed_keys(deleted: np.ndarray, inserted: np.ndarray) -> np.ndarray:
+    """src << 32 | dst of both directions of every pair, deletions first: pair j's at 2j, 2j + 1."""
+    pairs = np.concatenate([deleted, inserted]).astype(np.int64)
+    keys = np.empty(2 * pairs.shape[0], dtype=np.int64)
+    keys[0::2] = (pairs[:, 0] << 32) | pairs[:, 1]
+    keys[1::2] = (pairs[:, 1] << 32) | pairs[:, 0]
+    return keys
+
+
+@njit(cache=True)
+def _updates_by_row(keys, order, deleted_pairs, degree):
+    """A batch's directed updates grouped by row, from `_directed_keys` (the first
+    2 * deleted_pairs are deletions) and their stable sorting order: (rows int64, upd_ptr int64,
+    upd_nbr int32, new_degree int64, width), rows ascending, row r's neighbour updates
+    (ascending) at upd_nbr[upd_ptr[r]:upd_ptr[r + 1]], its degree after them, and the largest
+    degree a touched row has before or after (at least 1)."""
+    m = keys.shape[0]
+    upd_nbr = np.empty(m, dtype=np.int32)
+    rows = np.empty(m, dtype=np.int64)
+    upd_ptr = np.empty(m + 1, dtype=np.int64)
+    new_degree = np.empty(m, dtype=np.int64)
+    n = 0
+    width = 1
+    for t in range(m):
+        e = order[t]
+        src = keys[e] >> 32
+        if t == 0 or src != rows[n - 1]:
+            rows[n] = src
+            upd_ptr[n] = t
+            new_degree[n] = degree[src]
+            width = max(width, degree[src])
+            n += 1
+        upd_nbr[t] = keys[e] & 0xFFFFFFFF
+        new_degree[n - 1] += 1 if e >= 2 * deleted_pairs else -1
+    upd_ptr[n] = m
+    for r in range(n):
+        width = max(width, new_degree[r])
+    return rows[:n], upd_ptr[: n + 1], upd_nbr, new_degree[:n], width
+
+
 @njit(parallel=True, cache=True)
 def _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width, n_chunks):
     for c in prange(n_chunks):
@@ -302,6 +400,7 @@ class DynamicGraph:
         self._capacity = np.zeros(0, dtype=np.int32)
         self.pool = np.zeros(row_layout.HOST.min_pool, dtype=np.int32)
         self.pool_used = 0
+        self._live_capacity = 0  # capacity.sum(), kept as rows move and the pool is packed
         self.num_edges = 0
         self._slot = np.zeros(0, dtype=np.int32)
         self.relocations = 0
@@ -336,41 +435,33 @@ class DynamicGraph:
         self._grow_vertices(len(self.vertices))
 
     def apply(self, batch: NormalizedBatch) -> None:
-        """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one)."""
+        """G = (G - D) ∪ I for a batch normalized against this graph (or an equal one: the
+        rows' updates and degrees are computed once per batch object, for the first graph)."""
         admit_vertices(self, batch)
-        directed = []
-        flags = []
-        for pairs, is_insert in ((batch.deleted, False), (batch.inserted, True)):
-            if pairs.shape[0]:
-                directed += [pairs, pairs[:, ::-1]]
-                flags += [np.full(2 * pairs.shape[0], is_insert)]
-        if not directed:
+        if batch.deleted.shape[0] + batch.inserted.shape[0] == 0:
             return
-        upd = np.concatenate(directed).astype(np.int64)
-        insert = np.concatenate(flags)
-        order, rows, starts = by_source(upd[:, 0], upd[:, 1])
-        upd, insert = upd[order], insert[order]
-        counts = np.diff(np.append(starts, upd.shape[0]))
-        ins_per_row = np.add.reduceat(insert.astype(np.int64), starts)
-        new_degree = self.degree[rows].astype(np.int64) + 2 * ins_per_row - counts
-        new_offsets, new_capacity, used, moved, _ = row_layout.relocate(
+        if not batch._by_row:
+            keys = _directed_keys(batch.deleted, batch.inserted)
+            batch._by_row.append(_updates_by_row(keys, np.argsort(keys, kind="stable"),
+                                                 batch.deleted.shape[0], self.degree))
+        rows, upd_ptr, upd_nbr, new_degree, width = batch._by_row[0]
+        new_offsets, new_capacity, used, moved, grown = row_layout.relocate(
             self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)
         if moved:
             self._reserve(used)
             self.capacity[rows] = new_capacity
             self.pool_used = used
             self.relocations += moved
-        upd_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        width = max(1, int(new_degree.max(initial=0)), int(self.degree[rows].max(initial=0)))
-        _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr,
-                      upd[:, 1].astype(np.int32), width)
+            self._live_capacity += grown
+        _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr, upd_nbr, width)
         self.num_edges += batch.inserted.shape[0] - batch.deleted.shape[0]
-        if row_layout.needs_compaction(self.pool_used, int(self.capacity.sum())):
+        if row_layout.needs_compaction(self.pool_used, self._live_capacity):
             self.compact()
 
     def compact(self) -> None:
         """Rewrite all rows contiguously with fresh slack (`row_layout.packed`)."""
-        new_offsets, cap, _, used, size = row_layout.packed(self.degree, row_layout.HOST, np)
+        new_offsets, cap, live, used, size = row_layout.packed(self.degree, row_layout.HOST, np)
+        self._live_capacity = live
         pool = np.zeros(size, dtype=np.int32)
         idx = np.repeat(np.arange(self.degree.shape[0]), self.degree)
         within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(self.degree) - self.degree, self.degree)
@@ -408,8 +499,8 @@ class DynamicGraph:
         return BatchView.of_pairs(pairs, self._slot[:n])
 
     def release(self, view: BatchView) -> None:
-        touched = np.flatnonzero(view.slot >= 0)
-        self._slot[touched] = -1
+        """Clear the slots `view` filled (its vertices are its partners), O(batch)."""
+        self._slot[view.partner] = -1
 
     def _grow_vertices(self, n: int) -> None:
         """Make room for n internal vertices (arrays grow by doubling; views slice to n)."""

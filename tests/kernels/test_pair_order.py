@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique
+from deltamatch.kernels.plan_table import BatchView
 
 
 def test_sorted_unique_equals_np_unique() -> None:
@@ -30,3 +31,25 @@ def test_pair_keys_order_by_first_then_second() -> None:
     a = np.array([2, 1, 1, 0], dtype=np.int32)
     b = np.array([0, 2**31 - 1, 5, 9], dtype=np.int32)
     assert np.argsort(pair_keys(a, b)).tolist() == [3, 2, 1, 0]
+
+
+def test_batch_view_of_pairs_is_by_source_of_both_directions() -> None:
+    """The compiled view equals the by_source form it replaced, repeated pairs included."""
+    rng = np.random.default_rng(4)
+    for n, high in ((0, 5), (1, 5), (300, 40), (300, 10**6)):
+        pairs = rng.integers(0, high, size=(n, 2)).astype(np.int32)
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        slot = np.full(max(high, 1), -1, np.int32)
+        view = BatchView.of_pairs(pairs, slot)
+        src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+        dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+        ranks = np.arange(pairs.shape[0], dtype=np.int32)
+        order, touched, starts = by_source(src, dst)
+        want = np.full_like(slot, -1)
+        want[touched] = np.arange(touched.shape[0])
+        np.testing.assert_array_equal(view.slot, want)
+        np.testing.assert_array_equal(view.ptr, np.append(starts, src.shape[0]))
+        np.testing.assert_array_equal(view.partner, dst[order])
+        np.testing.assert_array_equal(view.rank, np.concatenate([ranks, ranks])[order])
+        slot[view.partner] = -1
+        assert (slot == -1).all()

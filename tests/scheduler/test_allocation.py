@@ -58,6 +58,16 @@ def test_round_robin_deals_blocks():
     assert _lists(a) == [[0, 1, 4, 5, 8, 9], [2, 3, 6, 7]]
 
 
+def test_one_worker_gets_every_task_in_order_under_the_count_policies():
+    cost = np.arange(7, dtype=np.float64)
+    for policy in ("even", "round-robin"):
+        a = allocate(_tasks(7), 1, policy, cost=cost, block=3)
+        assert _lists(a) == [list(range(7))] and a.predicted.tolist() == [21.0]
+        assert allocate(_tasks(7), 1, policy).predicted.tolist() == [7.0]
+    with pytest.raises(ValueError, match="block"):
+        allocate(_tasks(7), 1, "round-robin", block=0)
+
+
 def test_even_split_is_contiguous():
     assert [a.size for a in allocate(_tasks(10), 4, "even").assignment] == [2, 3, 2, 3]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import numpy as np
@@ -91,6 +92,54 @@ def test_vertex_map_agrees_with_a_dict_through_side_index_merges():
             assert seen.setdefault(x, len(seen)) == g
     assert len(vm) == len(seen) and vm.lookup(np.array([1001])).tolist() == [-1]
     assert all(vm.external[i] == x for x, i in seen.items())
+
+
+def test_vertex_map_append_refuses_repeats_and_known_ids_changing_nothing():
+    vm = VertexMap(np.array([5, 9]))
+    for bad in ([7, 7], [7, 9]):
+        with pytest.raises(ValueError, match="distinct and unknown"):
+            vm.append(np.array(bad))
+        assert len(vm) == 2 and vm.lookup(np.array([7])).tolist() == [-1]
+    vm.append(np.array([30, 7, 12]))
+    assert vm.lookup(np.array([7, 12, 30, 5])).tolist() == [3, 4, 2, 0]
+
+
+def test_tentative_numbers_repeated_unknown_ids_by_first_appearance():
+    vm = VertexMap(np.array([100]))
+    ids = np.array([8, 3, 100, 8, 3, 1, 100, 1])
+    internal, new = vm.tentative(ids)
+    assert internal.tolist() == [1, 2, 0, 1, 2, 3, 0, 3] and new.tolist() == [8, 3, 1] and len(vm) == 1
+
+
+def test_live_capacity_is_the_capacity_sum_through_moves_and_compactions():
+    """The running total that decides compaction (no O(vertices) sum per batch)."""
+    rng = np.random.default_rng(6)
+    g = DynamicGraph()
+    present: set[tuple[int, int]] = set()
+    for step in range(60):
+        if step % 20 == 19:
+            g.compact()
+        ins = [tuple(sorted(e)) for e in rng.integers(0, 120, size=(80, 2)).tolist() if e[0] != e[1]]
+        dele = rng.permutation(sorted(present))[:60].tolist() if present else []
+        g.apply(g.normalize(ins, dele))
+        present = (present - set(map(tuple, dele))) | set(ins)
+        assert g._live_capacity == int(g.capacity.sum())
+    assert g.compactions >= 2 and g.relocations > 0
+    assert set(map(tuple, g.edges().tolist())) == present and _rows_sorted(g)
+
+
+def test_one_batch_object_applied_to_two_equal_graphs_and_pickled():
+    """The second graph reuses the rows' updates the first computed; a pickled batch carries none."""
+    rng = np.random.default_rng(8)
+    a, b = DynamicGraph(), DynamicGraph()
+    for _ in range(20):
+        ins, dele = ([e for e in rng.integers(0, 60, size=(n, 2)).tolist() if e[0] != e[1]] for n in (40, 30))
+        batch = a.normalize(ins, dele)
+        a.apply(batch)
+        assert len(batch._by_row) == 1 and pickle.loads(pickle.dumps(batch))._by_row == []
+        b.apply(batch)
+        assert a.edges().tolist() == b.edges().tolist() and (a.degree == b.degree).all()
+        assert a.vertices.external.tolist() == b.vertices.external.tolist() and _rows_sorted(b)
 
 
 def test_compaction_keeps_every_row():
