@@ -49,6 +49,8 @@ def main() -> int:
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
+    if args.rounds < 2:
+        ap.error("--rounds: at least 2 (the first round is compared with the later ones)")
     core = SchedulerCore(WorkerPool([GraphReplica(args.backend), GraphReplica(args.backend)]))
     t = time.perf_counter()
     exercise(core)

@@ -856,8 +856,9 @@ def clique_bits(oriented: DeviceGraph, num_vertices: int, k: int, part: int = 0,
 class StaticMethods:
     """How a whole-graph count runs (each a switch, so that its gain shows on and off).
 
-    orient: cliques run on the degree-oriented graph (`degree_oriented`) instead of the
-    degree-ordered one with both directions of every edge.
+    orient: cliques counted by a match run (the clique kernels off, or a size they do not take)
+    run on the degree-oriented graph (`degree_oriented`) instead of the degree-ordered one with
+    both directions of every edge; the clique kernels always use the oriented graph.
     clique_kernels: cliques are counted by kernels of their own instead of a match run: triangles
     as oriented intersections (`triangles`), 4- and 5-cliques from the bit matrices of the
     oriented graph's out-neighbourhoods (`clique_bits`).
@@ -871,19 +872,24 @@ class StaticMethods:
     formulas: bool = True
 
 
+def _oriented_edges(graph: DeviceGraph, num_vertices: int):
+    """`degree_oriented(graph)` and the source (int32) of each of its edges, edge e = pool slot e."""
+    oriented = degree_oriented(graph, num_vertices)
+    src, _ = edge_ends(oriented, num_vertices)
+    return oriented, src.astype(cupy().int32)
+
+
 def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: int = 0, parts: int = 1, *,
                  methods: StaticMethods = StaticMethods(), balance: Balance = Balance(),
                  stats: KernelStats | None = None, budget_s: float | None = None) -> int:
     """The matches of a whole-graph count of a static plan table found from the seeds part::parts
     (a share of the count: the shares of parts 0 .. parts-1 sum to the count), on a degree
     relabelling of `graph` (counts do not depend on labels).  `stats` gets the device time of the
-    count (relabelling left out, as G2Miner reports its time); formula counts take no budget."""
+    count (relabelling left out, as G2Miner reports its time); only match runs take `budget_s`
+    (formulas.cu's kernels run to the end)."""
     n = num_vertices
     if methods.formulas and diamond_formula(plans):
-        oriented = degree_oriented(graph, n)
-        src, _ = edge_ends(oriented, n)
-        src = src.astype(cupy().int32)
-
+        oriented, src = _oriented_edges(graph, n)
         return pair_sum(edge_triangles(oriented, src, stats), part, parts, stats)
     if methods.formulas and cycle_formula(plans):
         ordered = degree_ordered(graph, n)
@@ -891,9 +897,8 @@ def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: 
     if methods.clique_kernels and orientable(plans) and plans.k in CLIQUE_BITS_SIZES:
         return clique_bits(degree_oriented(graph, n), n, plans.k, part, parts, stats)
     if methods.clique_kernels and orientable(plans) and plans.k == 3:
-        oriented = degree_oriented(graph, n)
-        src, _ = edge_ends(oriented, n)
-        return triangles(oriented, src.astype(cupy().int32), part, parts, stats)
+        oriented, src = _oriented_edges(graph, n)
+        return triangles(oriented, src, part, parts, stats)
     relabel = degree_oriented if methods.orient and orientable(plans) else degree_ordered
     ordered = relabel(graph, n)
     tasks = static_tasks(ordered, n, plans)
