@@ -71,9 +71,12 @@ def relocate(offsets, capacity, new_degree, pool_used: int, layout: RowLayout, x
     new_capacity = xp.where(moving, need, capacity).astype(xp.int32)
     if need.shape[0] == 0:
         return new_offsets, new_capacity, pool_used, 0, 0
-    taken, moved, grown = (int(x) for x in xp.stack([
-        ends[-1], moving.sum(dtype=xp.int64),
-        (need - xp.where(moving, capacity, 0).astype(xp.int64)).sum()]).tolist())
+    # Totals as the last entries of int64 scans, like `ends`: CuPy compiles a full reduction
+    # (`sum`) once per block size, and a block size per size class of the touched rows, so a
+    # batch of a new size class would compile on the hot path; the scan kernel is the same.
+    moved_to = xp.cumsum(moving.astype(xp.int64))
+    grown_to = xp.cumsum(need - xp.where(moving, capacity, 0).astype(xp.int64))
+    taken, moved, grown = (int(x) for x in xp.stack([ends[-1], moved_to[-1], grown_to[-1]]).tolist())
     return new_offsets, new_capacity, pool_used + taken, moved, grown
 
 

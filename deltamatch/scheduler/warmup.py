@@ -7,8 +7,8 @@ same way; a user's first batch should not pay for that.  `exercise` drives a
 hub (heavy tasks, meant for a GPU worker's deferral and sharing paths and CuPy's kernels),
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
 above and below the parallel-launch thresholds with insertions and deletions, a row that
-outgrows its block (relocation: on a GPU worker, CuPy compiles the reductions it uses on
-first use, 4.5 s on an H200), a batch of present edges (the scheduler's parallel edge test),
+outgrows its block (relocation: on a GPU worker, CuPy compiles the scans it uses on first
+use, seconds on an H200), a batch of present edges (the scheduler's parallel edge test),
 listings, and string vertex names (so the listed form is computed under names as well).  The
 scheduler's intake runs in the process that calls `exercise`, the engine in the workers'
 processes; when the core's routing may match batches in the scheduler (`Routing.local`), the
