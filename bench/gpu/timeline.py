@@ -1,0 +1,131 @@
+"""Where a batch's GPU wall time goes: kernel by kernel, and the gaps between them (issue 13).
+
+bench_gpu.py reports a 1,000-edge RMAT-20 4-clique batch at about 14 ms of which the match
+kernels are 9 ms, and the graph update at 3.5 ms; this script says what the rest is.  It loads
+an RMAT graph into a GpuGraph, then for each of `--batches` insert batches (with
+`--delete-fraction` deletions) records, under the PyTorch profiler (CUPTI sees CuPy's launches
+too), the graph update and each pattern's new-side count as the service runs them (no stats,
+so no timing kernels): the wall time of the step, the device time of every kernel and copy by
+name, and the idle time (wall time during which no kernel or copy ran: the host's launches,
+synchronizations and Python).  Prints one table per step, summed over the batches after the
+first (which is printed apart: first use).
+
+    python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cupy as cp  # noqa: E402
+import torch  # noqa: E402
+from bench_gpu import device_batch_view, rmat_gpu  # noqa: E402
+from torch.profiler import ProfilerActivity, profile  # noqa: E402
+
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+
+DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+
+
+def traced(step) -> tuple[float, dict[str, list[float]], float]:
+    """Run `step()` under the profiler: (wall s, device s per activity name, idle s)."""
+    torch.cuda.synchronize()
+    cp.cuda.Device().synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        t0 = time.perf_counter()
+        step()
+        cp.cuda.Device().synchronize()
+        wall = time.perf_counter() - t0
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.loads(Path(f.name).read_text()).get("traceEvents", [])
+    spans = sorted((e["ts"], e["ts"] + e.get("dur", 0), e["name"]) for e in events
+                   if e.get("ph") == "X" and e.get("cat") in DEVICE_CATEGORIES)
+    by_name: dict[str, list[float]] = defaultdict(list)
+    busy, end = 0.0, -np.inf
+    for start, stop, name in spans:
+        by_name[name].append((stop - start) / 1e6)
+        if stop > end:
+            busy += stop - max(start, end)
+            end = stop
+    return wall, by_name, max(0.0, wall - busy / 1e6)
+
+
+def report(title: str, runs: list[tuple[float, dict[str, list[float]], float]], top: int) -> None:
+    if not runs:
+        return
+    wall = sum(r[0] for r in runs) / len(runs)
+    idle = sum(r[2] for r in runs) / len(runs)
+    totals: dict[str, float] = defaultdict(float)
+    calls: dict[str, int] = defaultdict(int)
+    for _, by_name, _ in runs:
+        for name, times in by_name.items():
+            totals[name] += sum(times) / len(runs)
+            calls[name] += len(times)
+    device = sum(totals.values())
+    launches = sum(calls.values()) / len(runs)
+    print(f"{title}: wall {wall * 1e3:.3f} ms, device {device * 1e3:.3f} ms in {launches:.0f} "
+          f"kernels/copies, idle {idle * 1e3:.3f} ms (mean of {len(runs)})")
+    for name in sorted(totals, key=totals.get, reverse=True)[:top]:
+        print(f"  {totals[name] * 1e3:9.3f} ms  x{calls[name] / len(runs):5.1f}  {name[:110]}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=1000)
+    ap.add_argument("--batches", type=int, default=4, help="the first is reported apart (first use)")
+    ap.add_argument("--delete-fraction", type=float, default=0.0)
+    ap.add_argument("--patterns", default="4-clique,diamond")
+    ap.add_argument("--top", type=int, default=12)
+    args = ap.parse_args()
+    if args.batches < 2:
+        ap.error("--batches: at least 2 (the first is first use)")
+    edges = rmat_gpu(args.scale)
+    n = 1 << args.scale
+    cut = int(0.9 * edges.shape[0])
+    g = GpuGraph()
+    g.build(edges[:cut], n)
+    print(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; batches of {args.batch}, "
+          f"{args.delete_fraction:.0%} deletions")
+    names = args.patterns.split(",")
+    plans = {name: compile_plans(parse_pattern(name), shared_plans(parse_pattern(name))) for name in names}
+    runs: dict[str, list] = defaultdict(list)
+    pos, del_pos = cut, 0
+    n_del = int(round(args.batch * args.delete_fraction))
+    for b in range(args.batches):
+        ins = edges[pos : pos + args.batch - n_del]
+        dels = edges[del_pos : del_pos + n_del]
+        pos += args.batch - n_del
+        del_pos += n_del
+        changed = np.concatenate([dels, ins])
+        view = device_batch_view(changed, n)
+        tasks = {name: batch_tasks(plans[name], changed, n_del, NEW) for name in names}
+        key = "first" if b == 0 else "steady"
+        runs[f"{key} update"].append(traced(partial(g.apply, dels, ins)))
+        for name in names:
+            count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
+            runs[f"{key} {name}"].append(traced(count))
+    for title, got in runs.items():
+        report(title, got, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
