@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -194,12 +195,31 @@ def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
     cp = cupy()
     if isinstance(tasks, DeviceTasks):
         return DeviceTasks(*(None if a is None else cp.ascontiguousarray(a) for a in tasks))
-    return DeviceTasks(cp.asarray(tasks.u, dtype=cp.int32), cp.asarray(tasks.v, dtype=cp.int32),
-                       cp.asarray(tasks.rank, dtype=cp.int32), cp.asarray(tasks.plan, dtype=cp.int32))
+    n = tasks.u.shape[0]
+    packed = cp.asarray(np.concatenate(tasks).astype(np.int32, copy=False))  # one copy, not four
+    return DeviceTasks(*(packed[i * n:(i + 1) * n] for i in range(4)))
+
+
+# PlanTable -> its DevicePlans, per device: a worker counts with the same few tables every batch,
+# and uploading one costs some twenty host calls.  A table is held while cached, so its id is not
+# reused by another table meanwhile.
+_uploaded_plans: OrderedDict[tuple[int, int], tuple[PlanTable, DevicePlans]] = OrderedDict()
+UPLOADED_PLANS_KEPT = 64
 
 
 def _plans(plans: PlanTable | DevicePlans) -> DevicePlans:
-    return plans if isinstance(plans, DevicePlans) else device_plans(plans)
+    if isinstance(plans, DevicePlans):
+        return plans
+    key = (cupy().cuda.Device().id, id(plans))
+    hit = _uploaded_plans.get(key)
+    if hit is not None:
+        _uploaded_plans.move_to_end(key)
+        return hit[1]
+    uploaded = device_plans(plans)
+    _uploaded_plans[key] = (plans, uploaded)
+    if len(_uploaded_plans) > UPLOADED_PLANS_KEPT:
+        _uploaded_plans.popitem(last=False)
+    return uploaded
 
 
 def _ptr(array) -> Any:

@@ -7,7 +7,8 @@
 // found by binary search, so a hub row is merged by many threads at once.  Where each row goes
 // (its old block, or a fresh one when it outgrew it) is decided on the host side by
 // kernels/row_layout.py, the layout's one definition; copy_rows moves the staged rows into
-// place, a warp per row.  has_edges and pair_common read the rows for normalization and for
+// place, a warp per row, and set_rows records their new offsets, degrees and capacities.
+// has_edges and pair_common read the rows for normalization and for
 // the task-cost model (workers/features.py).
 #include "dm_common.cuh"
 
@@ -60,6 +61,18 @@ extern "C" __global__ void copy_rows(int n_rows, const dm_i64* src_off, const in
         for (int i = lane; i < n; i += 32) {
             d[i] = s[i];
         }
+    }
+}
+
+// The touched rows' new metadata: offsets/degree/capacity[rows[r]] = new_off/new_deg/new_cap[r].
+extern "C" __global__ void set_rows(int n_rows, const int* rows, const dm_i64* new_off, const int* new_deg,
+                                    const int* new_cap, dm_i64* offsets, int* degree, int* capacity) {
+    for (dm_i64 r = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows;
+         r += (dm_i64)gridDim.x * blockDim.x) {
+        const int v = rows[r];
+        offsets[v] = new_off[r];
+        degree[v] = new_deg[r];
+        capacity[v] = new_cap[r];
     }
 }
 

@@ -25,6 +25,8 @@ from deltamatch.workers.graph import (
     DynamicGraph,
     NormalizedBatch,
     VertexMap,
+    _directed_keys,
+    _updates_by_row,
     admit_vertices,
     normalize_batch,
     unique_pairs,
@@ -84,6 +86,12 @@ def cuda_available() -> bool:
         return False
 
 
+def _spans(*lengths: int) -> list[tuple[int, int]]:
+    """[start, stop) of consecutive parts of these lengths."""
+    ends = np.cumsum(lengths).tolist()
+    return [(end - length, end) for end, length in zip(ends, lengths, strict=True)]
+
+
 class GpuGraph:
     """Sorted adjacency rows with slack on the device, over internal ids (module docstring)."""
 
@@ -94,6 +102,11 @@ class GpuGraph:
         self.offsets = cp.zeros(0, dtype=cp.int64)
         self.degree = cp.zeros(0, dtype=cp.int32)
         self.capacity = cp.zeros(0, dtype=cp.int32)
+        # The host's copy of the three (equal after every call): a batch is planned from them
+        # without reading the device.
+        self.host_offsets = np.zeros(0, dtype=np.int64)
+        self.host_degree = np.zeros(0, dtype=np.int32)
+        self.host_capacity = np.zeros(0, dtype=np.int32)
         self.pool = cp.zeros(LAYOUT.min_pool, dtype=cp.int32)
         self.pool_used = 0
         self.live_capacity = 0  # Σ capacity, kept incrementally (the compaction test)
@@ -111,11 +124,17 @@ class GpuGraph:
         cp = self._cp
         if n > self.offsets.shape[0]:
             size = row_layout.grown_vertex_rows(n, self.offsets.shape[0])
-            for name, dtype in (("offsets", cp.int64), ("degree", cp.int32), ("capacity", cp.int32)):
-                grown = cp.zeros(size, dtype=dtype)
-                grown[: self.n] = getattr(self, name)[: self.n]
-                setattr(self, name, grown)
+            for name, dtype in (("offsets", np.int64), ("degree", np.int32), ("capacity", np.int32)):
+                for xp, attr in ((cp, name), (np, "host_" + name)):
+                    grown = xp.zeros(size, dtype=dtype)
+                    grown[: self.n] = getattr(self, attr)[: self.n]
+                    setattr(self, attr, grown)
         self.n = max(self.n, n)
+
+    def _pull_rows(self) -> None:
+        """The host copy of offsets, degree and capacity after the device rewrote them all."""
+        self.host_offsets, self.host_degree, self.host_capacity = (
+            a.get() for a in (self.offsets, self.degree, self.capacity))
 
     @property
     def num_vertices(self) -> int:
@@ -151,59 +170,57 @@ class GpuGraph:
         self.offsets[:n] = offsets
         self.degree[:n] = degree
         self.capacity[:n] = cap
+        self._pull_rows()
         self.pool_used = used
         self.live_capacity = live
         self.num_edges = int(e.shape[0])
 
     def apply(self, deleted: np.ndarray, inserted: np.ndarray) -> None:
-        """G = (G - D) ∪ I for internal-id pairs normalized against this graph."""
+        """G = (G - D) ∪ I for internal-id pairs normalized against this graph.
+
+        The batch is planned on the host, from the host copy of the row metadata: its updates
+        grouped by row (`graph._updates_by_row`, as the host graph does) and where each touched
+        row goes (`row_layout.relocate`).  The plan goes to the device in two copies; three
+        kernels merge the rows into a staging area, move them into place and record their new
+        metadata.  Planning on the device took some 100 CuPy calls and four synchronizations,
+        about 3 ms of host time against 0.5 ms of device work for 1,000 edges on RMAT-20."""
         cp = self._cp
-        d = cp.asarray(deleted, dtype=cp.int64).reshape(-1, 2)
-        i = cp.asarray(inserted, dtype=cp.int64).reshape(-1, 2)
-        if d.shape[0] + i.shape[0] == 0:
+        deleted = np.asarray(deleted, dtype=np.int64).reshape(-1, 2)
+        inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
+        if deleted.shape[0] + inserted.shape[0] == 0:
             return
-        top = max(int(np.max(deleted, initial=-1)), int(np.max(inserted, initial=-1)))
-        self.ensure_vertices(top + 1)
-        if self.num_edges == 0 and d.shape[0] == 0:
+        self.ensure_vertices(max(int(deleted.max(initial=-1)), int(inserted.max(initial=-1))) + 1)
+        if self.num_edges == 0 and deleted.shape[0] == 0:
             self.build(inserted, self.n)  # a bulk load into an empty graph: one CSR build
             return
-        src = cp.concatenate([d[:, 0], d[:, 1], i[:, 0], i[:, 1]])
-        dst = cp.concatenate([d[:, 1], d[:, 0], i[:, 1], i[:, 0]])
-        flag = cp.concatenate([cp.zeros(2 * d.shape[0], cp.int64), cp.ones(2 * i.shape[0], cp.int64)])
-        key = (src << 32) | (dst << 1) | flag
-        key.sort()
-        src = (key >> 32).astype(cp.int32)
-        nbr = ((key >> 1) & 0x7FFFFFFF).astype(cp.int32)
-        is_ins = (key & 1).astype(cp.int32)
-        n_upd = int(key.shape[0])
-        head = cp.ones(n_upd, dtype=cp.bool_)
-        head[1:] = src[1:] != src[:-1]
-        starts = cp.flatnonzero(head)
-        rows = src[starts]
-        n_rows = int(rows.shape[0])
-        upd_ptr = cp.concatenate([starts, cp.asarray([n_upd])]).astype(cp.int64)
-        ins_prefix = cp.zeros(n_upd + 1, dtype=cp.int32)
-        cp.cumsum(is_ins, out=ins_prefix[1:])
-        per_row = cp.diff(upd_ptr).astype(cp.int32)
-        ins_row = (ins_prefix[upd_ptr[1:]] - ins_prefix[upd_ptr[:-1]]).astype(cp.int32)
-        old_deg = self.degree[rows]
-        new_deg = old_deg + 2 * ins_row - per_row
-        item_ptr = cp.zeros(n_rows + 1, dtype=cp.int64)
-        cp.cumsum(old_deg + per_row, out=item_ptr[1:])
-        stage_ptr = cp.zeros(n_rows + 1, dtype=cp.int64)
-        cp.cumsum(new_deg, out=stage_ptr[1:])
-        sizes = cp.stack([item_ptr[-1], stage_ptr[-1]]).get()
-        self.last_update_bytes = 4 * (int(sizes[0]) + 3 * int(sizes[1]))
-        stage = cp.empty(max(int(sizes[1]), 1), dtype=cp.int32)
-        if sizes[0]:
-            threads = 256
-            blocks = int(min(-(-int(sizes[0]) // threads), 132 * 32))
-            engine.kernel("graph.cu", "merge_rows")(
-                (blocks,), (threads,),
-                (self.offsets, self.degree, self.pool, rows, np.int32(n_rows), item_ptr, upd_ptr, nbr,
-                 ins_prefix, stage_ptr, stage))
+        keys = _directed_keys(deleted, inserted)
+        order = np.argsort(keys, kind="stable")
+        rows, upd_ptr, upd_nbr, new_deg, _ = _updates_by_row(keys, order, deleted.shape[0], self.host_degree)
+        n_rows, n_upd = rows.shape[0], order.shape[0]
+        ins_prefix = np.zeros(n_upd + 1, dtype=np.int32)  # insertions before each update, row-major
+        np.cumsum(order >= 2 * deleted.shape[0], out=ins_prefix[1:])
+        item_ptr = np.zeros(n_rows + 1, dtype=np.int64)  # a merge_rows thread per old entry and update
+        np.cumsum(self.host_degree[rows] + np.diff(upd_ptr), out=item_ptr[1:])
+        stage_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(new_deg, out=stage_ptr[1:])
         new_off, new_cap, used, moved, grown = row_layout.relocate(
-            self.offsets[rows], self.capacity[rows], new_deg, self.pool_used, LAYOUT, cp)
+            self.host_offsets[rows], self.host_capacity[rows], new_deg, self.pool_used, LAYOUT, np)
+        wide = cp.asarray(np.concatenate([upd_ptr, item_ptr, stage_ptr, new_off]))
+        narrow = cp.asarray(np.concatenate([rows.astype(np.int32), upd_nbr, ins_prefix,
+                                            new_deg.astype(np.int32), new_cap]))
+        d_upd_ptr, d_item_ptr, d_stage_ptr, d_new_off = (
+            wide[a:b] for a, b in _spans(n_rows + 1, n_rows + 1, n_rows + 1, n_rows))
+        d_rows, d_nbr, d_ins_prefix, d_new_deg, d_new_cap = (
+            narrow[a:b] for a, b in _spans(n_rows, n_upd, n_upd + 1, n_rows, n_rows))
+        n_items, n_staged = int(item_ptr[-1]), int(stage_ptr[-1])
+        self.last_update_bytes = 4 * (n_items + 3 * n_staged)
+        stage = cp.empty(max(n_staged, 1), dtype=cp.int32)
+        threads = 256
+        if n_items:
+            engine.kernel("graph.cu", "merge_rows")(
+                (int(min(-(-n_items // threads), 132 * 32)),), (threads,),
+                (self.offsets, self.degree, self.pool, d_rows, np.int32(n_rows), d_item_ptr, d_upd_ptr,
+                 d_nbr, d_ins_prefix, d_stage_ptr, stage))
         if used > self.pool.shape[0]:
             self._grow_pool(used)
         self.pool_used = used
@@ -212,10 +229,14 @@ class GpuGraph:
         warps_per_block = 8
         engine.kernel("graph.cu", "copy_rows")(
             (max(1, min(-(-n_rows // warps_per_block), 132 * 32)),), (warps_per_block * 32,),
-            (np.int32(n_rows), stage_ptr, new_deg, stage, new_off, self.pool))
-        self.offsets[rows] = new_off
-        self.degree[rows] = new_deg
-        self.capacity[rows] = new_cap
+            (np.int32(n_rows), d_stage_ptr, d_new_deg, stage, d_new_off, self.pool))
+        engine.kernel("graph.cu", "set_rows")(
+            (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
+            (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
+             self.capacity))
+        self.host_offsets[rows] = new_off
+        self.host_degree[rows] = new_deg
+        self.host_capacity[rows] = new_cap
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
         if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()
@@ -240,6 +261,7 @@ class GpuGraph:
         self.pool = pool
         self.offsets[:n] = new_off
         self.capacity[:n] = cap
+        self._pull_rows()
         self.pool_used = used
         self.live_capacity = live
         self.compactions += 1

@@ -128,13 +128,22 @@ def test_device_graph_follows_the_host_graph_through_relocations_and_compaction(
     assert device.rows.relocations > 0
     assert_same_graph(device, host)
     assert_live_capacity_is_kept(device.rows)
+    assert_host_copy_is_kept(device.rows)
     before = device.rows.compactions
     device.rows.compact()
     assert device.rows.compactions == before + 1
     assert_same_graph(device, host)
+    assert_host_copy_is_kept(device.rows)
     follow(device, host, rng, 20, 300)
     assert_same_graph(device, host)
     assert_live_capacity_is_kept(device.rows)
+    assert_host_copy_is_kept(device.rows)
+
+
+def assert_host_copy_is_kept(rows) -> None:
+    """The host copy of the row metadata, which batches are planned from, equals the device's."""
+    for name in ("offsets", "degree", "capacity"):
+        np.testing.assert_array_equal(getattr(rows, "host_" + name), getattr(rows, name).get())
 
 
 def assert_live_capacity_is_kept(rows) -> None:
