@@ -99,6 +99,8 @@ class DeviceGraph(NamedTuple):
     degree: Any
     pool: Any
     oriented: bool = False
+    host_degree: Any = None  # the degrees on the host, where the caller keeps them: tasks are ordered there
+    max_degree: int | None = None  # an upper bound of the degrees, where the caller keeps one
 
 
 class DeviceBatch(NamedTuple):
@@ -376,9 +378,16 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     return Launch(blocks, chunk)
 
 
-def heavy_first(graph: DeviceGraph, tasks: DeviceTasks):
-    """Task order by decreasing min(deg u, deg v), so the longest tasks start first."""
+HOST_ORDER_MAX_TASKS = 8192  # below this many tasks, ordering them on the host costs less than ~12 launches
+
+
+def heavy_first(graph: DeviceGraph, tasks: DeviceTasks, host_tasks: TaskList | None = None):
+    """Task order by decreasing min(deg u, deg v), so the longest tasks start first: on the host
+    for a short host task list over a graph whose degrees the host keeps, else on the device."""
     cp = cupy()
+    if host_tasks is not None and graph.host_degree is not None and tasks.size <= HOST_ORDER_MAX_TASKS:
+        cost = np.minimum(graph.host_degree[host_tasks.u], graph.host_degree[host_tasks.v])
+        return cp.asarray(np.argsort(-cost.astype(np.int64)))
     cost = cp.minimum(graph.degree[tasks.u], graph.degree[tasks.v])
     return cp.argsort(-cost.astype(cp.int64)).astype(cp.int64)
 
@@ -555,7 +564,10 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     n = last - first
     if n <= 0:
         return 0
-    width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
+    if graph.max_degree is not None:
+        width = max(1, graph.max_degree)
+    else:
+        width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
     flat = plans.k == 3 and balance.unroll and out is None
     shared = plans.k >= 4 and balance.unroll and balance.steal and out is None
@@ -602,10 +614,10 @@ def _deferred_buffers(defer_cost: int, counters) -> _Deferred:
                      cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int32), n, cap, defer_cost)
 
 
-def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance):
+def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance, host_tasks: TaskList | DeviceTasks):
     if not balance.heavy_first or tasks.size < 2:
         return None
-    return heavy_first(graph, tasks)
+    return heavy_first(graph, tasks, host_tasks if isinstance(host_tasks, TaskList) else None)
 
 
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
@@ -615,7 +627,7 @@ def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
     cp = cupy()
     g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
     counts = cp.zeros(t.size, dtype=cp.int64)
-    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, balance),
+    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, balance, tasks),
               balance=balance, stats=stats, budget_s=budget_s)
     return counts.get()
 
@@ -625,8 +637,8 @@ def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
                 stats: KernelStats | None = None, budget_s: float | None = None) -> int:
     """The sum of `count_tasks` without per-task counts (static counting)."""
     g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
-    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, balance), balance=balance,
-                     stats=stats, budget_s=budget_s)
+    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, balance, tasks),
+                     balance=balance, stats=stats, budget_s=budget_s)
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,

@@ -109,6 +109,7 @@ class GpuGraph:
         self.host_capacity = np.zeros(0, dtype=np.int32)
         self.pool = cp.zeros(LAYOUT.min_pool, dtype=cp.int32)
         self.pool_used = 0
+        self.degree_bound = 0  # at least every degree: exact after build and compact, raised by apply
         self.live_capacity = 0  # Σ capacity, kept incrementally (the compaction test)
         self.num_edges = 0
         self.relocations = 0
@@ -117,7 +118,8 @@ class GpuGraph:
         self.last_update_bytes = 0  # row bytes the last apply read and wrote (merge + copy)
 
     def view(self) -> engine.DeviceGraph:
-        return engine.DeviceGraph(self.offsets, self.degree, self.pool)
+        return engine.DeviceGraph(self.offsets, self.degree, self.pool, host_degree=self.host_degree,
+                                  max_degree=self.degree_bound)
 
     def ensure_vertices(self, n: int) -> None:
         """Room for internal ids below n (new vertices: empty rows)."""
@@ -132,9 +134,11 @@ class GpuGraph:
         self.n = max(self.n, n)
 
     def _pull_rows(self) -> None:
-        """The host copy of offsets, degree and capacity after the device rewrote them all."""
+        """The host copy of offsets, degree and capacity (and the exact degree bound) after the
+        device rewrote them all."""
         self.host_offsets, self.host_degree, self.host_capacity = (
             a.get() for a in (self.offsets, self.degree, self.capacity))
+        self.degree_bound = int(self.host_degree.max(initial=0))
 
     @property
     def num_vertices(self) -> int:
@@ -237,6 +241,7 @@ class GpuGraph:
         self.host_offsets[rows] = new_off
         self.host_degree[rows] = new_deg
         self.host_capacity[rows] = new_cap
+        self.degree_bound = max(self.degree_bound, int(new_deg.max(initial=0)))
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
         if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()
@@ -419,14 +424,14 @@ class CudaBackend:
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
         rank = np.concatenate([ranks, ranks])
         order, touched, starts = by_source(src, dst)
-        dst, rank = dst[order], rank[order]
-        d_touched = cp.asarray(touched.astype(np.int32))
+        pad = np.zeros(1, np.int32)
+        dst, rank = (a[order] if a.size else pad for a in (dst, rank))
+        narrow = cp.asarray(np.concatenate([touched.astype(np.int32), dst, rank]))  # one copy, not three
+        d_touched, d_dst, d_rank = (narrow[a:b] for a, b in _spans(touched.shape[0], dst.shape[0],
+                                                                      rank.shape[0]))
         self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
         ptr = np.append(starts, src.shape[0]).astype(np.int64)
-        pad = np.zeros(1, np.int32)
-        view = engine.DeviceBatch(self._slot, cp.asarray(ptr), cp.asarray(dst if dst.size else pad),
-                                  cp.asarray(rank if rank.size else pad))
-        return CudaBatch(view, d_touched)
+        return CudaBatch(engine.DeviceBatch(self._slot, cp.asarray(ptr), d_dst, d_rank), d_touched)
 
     def release(self, view: CudaBatch) -> None:
         self._slot[view.touched] = -1
