@@ -460,28 +460,34 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
 def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     """Chunks of about equal estimated cost (1 + deg(w) per candidate w), at least
     MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all, costliest first; a candidate is
-    never cut, so one that costs more than a chunk is a chunk of its own."""
+    never cut, so one that costs more than a chunk is a chunk of its own.  Three kernels
+    (match.cu: deferred_item_costs, _chunk_heads, _chunk_records) between two scans, a
+    compaction and the sort: a handful of launches where elementwise CuPy took some sixty."""
     cp = cupy()
-    lens = d.length[:n_deferred].astype(cp.int64)
-    ends = cp.cumsum(lens)
+    ends = cp.cumsum(d.length[:n_deferred], dtype=cp.int64)
     n_items = int(ends[-1])
-    item = cp.arange(n_items, dtype=cp.int64)
-    entry = cp.searchsorted(ends, item, side="right")
-    within = item - (ends - lens)[entry]
-    cost = 1 + degree[d.arena[d.off[:n_deferred][entry] + within]].astype(cp.int64)
-    before = cp.cumsum(cost) - cost  # cost of the items before each, over all entries
-    entry_before = before[ends - lens]  # ... before each entry's first item
-    target = max(MIN_CHUNK_COST, -(-int(before[-1] + cost[-1]) // (warps * AUTO_CHUNK_SHARE)))
-    bucket = (before - entry_before[entry]) // target
-    head = cp.ones(n_items, dtype=cp.bool_)
-    head[1:] = (entry[1:] != entry[:-1]) | (bucket[1:] != bucket[:-1])
+    cost = cp.empty(n_items, dtype=cp.int64)
+    owner = cp.empty(n_items, dtype=cp.int32)
+    threads = 256
+    blocks = (max(1, min(-(-n_items // threads), 132 * 32)),)
+    kernel("match.cu", "deferred_item_costs")(
+        blocks, (threads,),
+        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, cost, owner))
+    incl = cp.cumsum(cost)
+    target = max(MIN_CHUNK_COST, -(-int(incl[-1]) // (warps * AUTO_CHUNK_SHARE)))
+    head = cp.empty(n_items, dtype=cp.bool_)
+    kernel("match.cu", "deferred_chunk_heads")(
+        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(target), head))
     starts = cp.flatnonzero(head)
-    stops = cp.append(starts[1:], n_items)
-    chunk_cost = (before[stops - 1] + cost[stops - 1]) - before[starts]
+    n_chunks = int(starts.shape[0])
+    chunk_set = cp.empty(n_chunks, dtype=cp.int64)
+    lo, hi = cp.empty(n_chunks, dtype=cp.int32), cp.empty(n_chunks, dtype=cp.int32)
+    chunk_cost = cp.empty(n_chunks, dtype=cp.int64)
+    kernel("match.cu", "deferred_chunk_records")(
+        (max(1, min(-(-n_chunks // threads), 132 * 32)),), (threads,),
+        (np.int64(n_chunks), np.int64(n_items), starts, owner, ends, incl, chunk_set, lo, hi, chunk_cost))
     order = cp.argsort(-chunk_cost)
-    starts, stops = starts[order], stops[order]
-    return (entry[starts].astype(cp.int64), within[starts].astype(cp.int32),
-            (within[stops - 1] + 1).astype(cp.int32), int(starts.shape[0]))
+    return chunk_set[order], lo[order], hi[order], n_chunks
 
 
 @dataclass

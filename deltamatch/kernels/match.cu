@@ -1261,3 +1261,61 @@ extern "C" __global__ void hold(dm_u64 ns) {
     while (dm_globaltimer() - start < ns) {
     }
 }
+
+// Cutting the deferred level-2 sets into chunks of about `target` estimated cost (cuda_engine.py:
+// _cost_chunks).  The sets' candidates ("items") are numbered set after set; set e holds items
+// [ends[e-1], ends[e]) (ends: inclusive prefix of the set lengths), item i is candidate
+// i - ends[e-1] of arena[defer_off[e] ..], and costs 1 + deg(candidate).
+
+__device__ __forceinline__ dm_i64 dm_set_start(const dm_i64* ends, int e) {
+    return e > 0 ? ends[e - 1] : 0;
+}
+
+// cost[i] and set[i] of every item.
+extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const dm_i64* ends,
+                                               const dm_i64* defer_off, const int* arena, const int* degree,
+                                               dm_i64* cost, int* set) {
+    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
+         i += (dm_i64)gridDim.x * blockDim.x) {
+        const int e = (int)dm_upper_bound64(ends, n_sets, i);
+        cost[i] = 1 + degree[arena[defer_off[e] + i - dm_set_start(ends, e)]];
+        set[i] = e;
+    }
+}
+
+// head[i]: item i starts a chunk, being the first of its set or the first whose cost before it,
+// counted from its set's start (incl: inclusive prefix of the costs), reaches another multiple of
+// `target` than its predecessor's.
+extern "C" __global__ void deferred_chunk_heads(dm_i64 n_items, const dm_i64* ends, const int* set,
+                                                const dm_i64* incl, dm_i64 target, bool* head) {
+    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
+         i += (dm_i64)gridDim.x * blockDim.x) {
+        const dm_i64 start = dm_set_start(ends, set[i]);
+        if (i == start) {
+            head[i] = true;
+            continue;
+        }
+        const dm_i64 base = start > 0 ? incl[start - 1] : 0;
+        const dm_i64 before_prev = i > 1 ? incl[i - 2] : 0;
+        head[i] = (incl[i - 1] - base) / target != (before_prev - base) / target;
+    }
+}
+
+// Chunk c runs items [starts[c], starts[c + 1]) (the last one up to n_items), all of one set:
+// its set, first and past-the-last candidate within the set, and its estimated cost.
+extern "C" __global__ void deferred_chunk_records(dm_i64 n_chunks, dm_i64 n_items, const dm_i64* starts,
+                                                  const int* set, const dm_i64* ends, const dm_i64* incl,
+                                                  dm_i64* chunk_set, int* chunk_lo, int* chunk_hi,
+                                                  dm_i64* chunk_cost) {
+    for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_chunks;
+         c += (dm_i64)gridDim.x * blockDim.x) {
+        const dm_i64 s = starts[c];
+        const dm_i64 stop = c + 1 < n_chunks ? starts[c + 1] : n_items;
+        const int e = set[s];
+        const dm_i64 start = dm_set_start(ends, e);
+        chunk_set[c] = e;
+        chunk_lo[c] = (int)(s - start);
+        chunk_hi[c] = (int)(stop - start);
+        chunk_cost[c] = incl[stop - 1] - (s > 0 ? incl[s - 1] : 0);
+    }
+}

@@ -397,3 +397,34 @@ def test_triangle_shares_sum_to_networkx() -> None:
     oriented, src, _ = oriented_edges(edges)
     got = [cuda_engine.triangles(oriented, src, part, 3) for part in range(3)]
     assert sum(got) == sum(nx.triangles(nx.Graph(edges.tolist())).values()) // 3 > 0
+
+
+def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> None:
+    """Every candidate of every deferred set lies in exactly one chunk; chunks come costliest first,
+    and the cost before a chunk's last candidate stays under the target (a candidate is never cut)."""
+    from deltamatch.kernels import cuda_engine
+
+    cp = cuda_engine.cupy()
+    rng = np.random.default_rng(4)
+    degree = rng.integers(0, 50, size=1000).astype(np.int32)
+    degree[:3] = 5000  # hub candidates cost more than a chunk
+    lengths = rng.integers(1, 700, size=40).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    arena = rng.integers(0, 1000, size=int(lengths.sum())).astype(np.int32)
+    deferred = cuda_engine._Deferred(cp.asarray(arena), None, None, cp.asarray(offsets), cp.asarray(lengths),
+                                     None, lengths.shape[0], 1)
+    warps = 64
+    entry, lo, hi, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), warps)
+    entry, lo, hi = entry.get(), lo.get(), hi.get()
+    assert n == entry.shape[0] and (lo < hi).all()
+    item_cost = 1 + degree[arena].astype(np.int64)
+    cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
+                     for e, a, b in zip(entry, lo, hi, strict=True)])
+    assert (np.diff(cost) <= 0).all()
+    share = warps * cuda_engine.AUTO_CHUNK_SHARE
+    target = max(cuda_engine.MIN_CHUNK_COST, -(-int(item_cost.sum()) // share))
+    assert (cost - item_cost[offsets[entry] + hi - 1] < target).all()
+    for e, length in enumerate(lengths):
+        mine = np.flatnonzero(entry == e)
+        covered = np.sort(np.concatenate([np.arange(lo[c], hi[c]) for c in mine]))
+        np.testing.assert_array_equal(covered, np.arange(length))
