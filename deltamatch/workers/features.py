@@ -211,30 +211,33 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
 def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: int,
                          common: bool = True, sample: int = COMMON_SAMPLE,
                          square_sum_old: int | None = None) -> PairFeatures:
-    """`pair_features` with the graph on the device: the same values, from the device rows
-    (degrees gathered and common neighbours counted there, `graph.cu`'s `pair_common`); only
-    the batch's own arrays are prepared on the host."""
+    """`pair_features` with the graph on the device: the same values, the common neighbours
+    counted on the device rows (`graph.cu`'s `pair_common`), the degrees read from the graph's
+    host copy of them; the batch's own arrays are prepared on the host."""
     cp = cuda_engine.cupy()
     ch = _changes(batch)
     if ch.touched.shape[0]:
         graph.ensure_vertices(int(ch.touched[-1]) + 1)  # a batch's new vertices: empty rows
-    degree = graph.degree[: graph.n]
+    degree = graph.host_degree[: graph.n]  # the device degrees' host copy
     if square_sum_old is None:
-        d64 = degree.astype(cp.int64)
+        d64 = degree.astype(np.int64)
         square_sum_old = int((d64 * d64).sum())
-    d_old_t = degree[cp.asarray(ch.touched)].get() if ch.touched.shape[0] else np.zeros(0, np.int32)
+    d_old_t = degree[ch.touched]
     common_old = np.zeros(ch.pairs.shape[0], dtype=np.int32)
     common_new = np.zeros(ch.pairs.shape[0], dtype=np.int32)
-    n_pairs = ch.pairs.shape[0]
+    n_pairs, n_touched = ch.pairs.shape[0], ch.touched.shape[0]
     if common and n_pairs:
+        # Three copies, not seven: the int32 arrays in one, the int64 ones in another.
+        narrow = cp.asarray(np.concatenate([ch.pairs[:, 0], ch.pairs[:, 1], ch.touched, ch.partner]))
+        wide = cp.asarray(np.concatenate([ch.keys, ch.ptr]))
+        at = np.cumsum([0, n_pairs, n_pairs, n_touched])
         out = cp.empty(2 * n_pairs, dtype=cp.int32)
         threads = 128
         cuda_engine.kernel("graph.cu", "pair_common")(
             (-(-n_pairs // threads),), (threads,),
-            (graph.offsets, graph.degree, graph.pool, cp.asarray(np.ascontiguousarray(ch.pairs[:, 0])),
-             cp.asarray(np.ascontiguousarray(ch.pairs[:, 1])),
-             np.int32(n_pairs), cp.asarray(ch.keys), cp.asarray(ch.touched), np.int32(ch.touched.shape[0]),
-             cp.asarray(ch.ptr), cp.asarray(ch.partner), cp.asarray(ch.deleted), np.int32(sample),
+            (graph.offsets, graph.degree, graph.pool, narrow[at[0]:at[1]], narrow[at[1]:at[2]],
+             np.int32(n_pairs), wide[:n_pairs], narrow[at[2]:at[3]], np.int32(n_touched),
+             wide[n_pairs:], narrow[at[3]:], cp.asarray(ch.deleted), np.int32(sample),
              out[:n_pairs], out[n_pairs:]))
         both = out.get()
         common_old, common_new = both[:n_pairs], both[n_pairs:]
