@@ -464,7 +464,7 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     (match.cu: deferred_item_costs, _chunk_heads, _chunk_records) between two scans, a
     compaction and the sort: a handful of launches where elementwise CuPy took some sixty."""
     cp = cupy()
-    ends = cp.cumsum(d.length[:n_deferred], dtype=cp.int64)
+    ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
     n_items = int(ends[-1])
     cost = cp.empty(n_items, dtype=cp.int64)
     owner = cp.empty(n_items, dtype=cp.int32)
