@@ -265,7 +265,7 @@ class SchedulerCore:
         batch = self.intake.normalize(*encoded.pairs)
         t_intake = self.clock()
         feats = None
-        if policy in COST_POLICIES:
+        if policy in COST_POLICIES and self.routing.mode != "local":  # forced local: nothing to decide
             common = any(reg.shape.needs_common for reg in self.patterns.values())
             feats = self.intake.features(batch, common)
         t_feats = self.clock()
