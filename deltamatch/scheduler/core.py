@@ -362,13 +362,14 @@ class SchedulerCore:
         return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
 
     def _run_local(self, version: int, batch: NormalizedBatch, keys, groups, limit: int):
-        """Match the whole batch on the scheduler's graph (committing it there) while the workers
-        apply it without being waited for: ([result], (costed, assigned, sent, back) clock times)."""
+        """Match the whole batch on the scheduler's graph (committing it there), then hand it to the
+        workers to apply, unwaited: ([result], (costed, assigned, sent, back) clock times)."""
         t1 = self.clock()
         tasks = {pid: (groups[2 * i], groups[2 * i + 1]) for i, pid in enumerate(self.patterns)}
-        self.pool.apply_behind(version, batch)  # sending it is the batch's transport
         result = self.intake.run(BatchPlan(version, batch, tasks, limit),
                                  {pid: reg.plans for pid, reg in self.patterns.items()})
+        # after the search (a batch that failed there reaches no worker); sending it is its transport
+        self.pool.apply_behind(version, batch)
         t_back = self.clock()
         return [result], (t1, t1, t1, t_back, 0.0)
 
