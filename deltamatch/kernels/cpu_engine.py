@@ -1066,23 +1066,41 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     return out
 
 
+@njit(cache=True)
+def _canonical_row(rows, auts, out, i):
+    best = 0
+    k = rows.shape[1]
+    for a in range(1, auts.shape[0]):
+        for p in range(k):
+            x = rows[i, auts[a, p]]
+            y = rows[i, auts[best, p]]
+            if x != y:
+                if x < y:
+                    best = a
+                break
+    for p in range(k):
+        out[i, p] = rows[i, auts[best, p]]
+
+
 @njit(parallel=True, cache=True)
 def _canonical(rows, auts):
-    n, k = rows.shape
     out = np.empty_like(rows)
-    for i in prange(n):
-        best = 0
-        for a in range(1, auts.shape[0]):
-            for p in range(k):
-                x = rows[i, auts[a, p]]
-                y = rows[i, auts[best, p]]
-                if x != y:
-                    if x < y:
-                        best = a
-                    break
-        for p in range(k):
-            out[i, p] = rows[i, auts[best, p]]
+    for i in prange(rows.shape[0]):
+        _canonical_row(rows, auts, out, i)
     return out
+
+
+@njit(cache=True)
+def _canonical_serial(rows, auts):
+    out = np.empty_like(rows)
+    for i in range(rows.shape[0]):
+        _canonical_row(rows, auts, out, i)
+    return out
+
+
+# Below this many row relabellings (rows x |Aut|, some tens of microseconds on one thread) a
+# parallel launch costs more than it saves: on a loaded host waking the team took milliseconds.
+_CANONICAL_PARALLEL_MIN = 1 << 16
 
 
 def canonical_rows(rows: np.ndarray, automorphisms: np.ndarray) -> np.ndarray:
@@ -1090,5 +1108,6 @@ def canonical_rows(rows: np.ndarray, automorphisms: np.ndarray) -> np.ndarray:
     its |Aut| relabellings (row[s[0]], ..., row[s[k-1]]), rows sorted."""
     if rows.shape[0] == 0:
         return rows
-    canon = _canonical(rows, automorphisms)
+    serial = rows.shape[0] * automorphisms.shape[0] < _CANONICAL_PARALLEL_MIN or numba.get_num_threads() == 1
+    canon = (_canonical_serial if serial else _canonical)(rows, automorphisms)
     return canon[np.lexsort(canon.T[::-1])]

@@ -13,7 +13,10 @@ when one dies (or restarted since it was last seen) it rebuilds that worker from
 snapshot + log, re-applies an in-flight bulk load there, and retries the call, so the
 batch completes once (a `BatchPlan` carries everything the retry needs).  A worker is
 rebuilt however often it dies, with backoff; one that Ray will not restart is replaced by
-a new actor.
+a new actor.  Batches the scheduler matched itself (`apply_behind`) are queued and sent
+to the workers together, in one call each, when the queue is full or before the next call
+that needs the workers: from inside this actor a Ray call costs about a millisecond, more
+than such a batch's whole search.
 
 The scheduler holds the log's writer lock and, given its owner (the API process),
 ends the moment the owner ends and never appends after it (`workers.lifeline`).
@@ -46,6 +49,10 @@ from deltamatch.workers.protocol import BatchPlan, BatchResult, PatternPlans
 
 log = logging.getLogger("deltamatch.scheduler")
 MAX_ATTEMPTS = 5
+# `apply_behind` sends its queue once it holds this many batches or changed pairs (bounds what a
+# worker replays when it is next needed: some tens of ms at 10^6 edges)
+BEHIND_BATCHES = 32
+BEHIND_PAIRS = 20_000
 REBUILD_DEADLINE_S = 60.0  # give up on one call's rebuilds after this long (the caller gets 503)
 REPLACE_AFTER_FAILURES = 3  # rebuild attempts on one actor before it is replaced by a new one
 
@@ -71,7 +78,9 @@ class RayWorkerPool(WorkerPool):
         self.boot: list[str | None] = [None] * len(handles)
         self.plans: dict[int, PatternPlans] = {}
         self.in_flight: tuple[int, NormalizedBatch] | None = None  # an unacknowledged bulk load
-        self.behind: list[tuple[int, Callable[[int], ray.ObjectRef], ray.ObjectRef]] = []  # apply_behind's
+        self.pending: list[tuple[int, NormalizedBatch]] = []  # apply_behind's queue, not yet sent
+        self.pending_pairs = 0
+        self.behind: list[tuple[int, Callable[[int], ray.ObjectRef], ray.ObjectRef]] = []  # sent, unanswered
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
@@ -106,27 +115,42 @@ class RayWorkerPool(WorkerPool):
         self._gather(lambda w: self.replicas[w].apply_only.remote(self.boot[w], version, batch))
 
     def apply_behind(self, version: int, batch: NormalizedBatch) -> None:
-        """Send every worker the batch to apply, without waiting: `_settle` collects the answers
-        before the pool's next call (by then the batch is logged, so a worker that failed it is
-        rebuilt with it)."""
-        self._settle()
-
-        def submit(w: int) -> ray.ObjectRef:
-            return self.replicas[w].apply_only.remote(self.boot[w], version, batch)
-
-        self.behind = [(w, submit, submit(w)) for w in range(len(self.replicas))]
+        """Queue the batch for every worker, without waiting: the queue is sent (one call per
+        worker, unwaited) once it holds `BEHIND_BATCHES` batches or `BEHIND_PAIRS` changed pairs,
+        and before the pool's next call, which waits for the answers first (by then the batches are
+        logged, so a worker that failed them is rebuilt with them)."""
+        self.pending.append((version, batch))
+        self.pending_pairs += batch.deleted.shape[0] + batch.inserted.shape[0]
+        if len(self.pending) >= BEHIND_BATCHES or self.pending_pairs >= BEHIND_PAIRS:
+            self._collect()
+            self._send_pending()
 
     def clear(self, version: int) -> None:
         self._gather(lambda w: self.replicas[w].clear.remote(self.boot[w], version))
 
     def info(self, w: int) -> dict:
         """Worker w's device and counters (`Worker.info`)."""
-        self._settle()
+        self.settle()
         return self._result(w, lambda w: self.replicas[w].info.remote())
 
-    def _settle(self) -> None:
-        """Wait for the applies `apply_behind` sent (rebuild-and-retry like any call: a retried
-        apply of a version the worker holds does nothing)."""
+    def settle(self) -> None:
+        """Bring every worker up to the batches `apply_behind` queued: send the queue and wait for
+        the answers (rebuild-and-retry like any call: a retried apply of a version the worker holds
+        does nothing)."""
+        self._send_pending()
+        self._collect()
+
+    def _send_pending(self) -> None:
+        if not self.pending:
+            return
+        batches, self.pending, self.pending_pairs = self.pending, [], 0
+
+        def submit(w: int) -> ray.ObjectRef:
+            return self.replicas[w].apply_batches.remote(self.boot[w], batches)
+
+        self.behind.extend((w, submit, submit(w)) for w in range(len(self.replicas)))
+
+    def _collect(self) -> None:
         behind, self.behind = self.behind, []
         for w, submit, ref in behind:
             self._result(w, submit, ref)
@@ -139,7 +163,7 @@ class RayWorkerPool(WorkerPool):
                 meanwhile: Callable[[], None] | None = None) -> list:
         """Submit to every worker at once, run `meanwhile` while they work, then collect in worker
         order."""
-        self._settle()
+        self.settle()
         refs = [submit(w) for w in range(len(self.replicas))]
         if meanwhile is not None:
             meanwhile()
@@ -198,7 +222,7 @@ class RayWorkerPool(WorkerPool):
     def invalidate_all(self) -> None:
         """Forget every worker's boot id: each is rebuilt from the log before its next call."""
         self.boot = [None] * len(self.replicas)
-        self.behind = []
+        self.pending, self.pending_pairs, self.behind = [], 0, []
 
 
 class ScratchPool(RayWorkerPool):
@@ -299,8 +323,9 @@ class Scheduler:
             mismatch = {pid: (state.totals[pid], reg.total) for pid, reg in self.core.patterns.items()
                         if pid in state.totals and state.totals[pid] != reg.total}
             warm = time.perf_counter()
-            exercise(SchedulerCore(ScratchPool(self.pool.replicas), policy=self.core.policy,
-                                   routing=self.core.routing))
+            scratch = ScratchPool(self.pool.replicas)
+            exercise(SchedulerCore(scratch, policy=self.core.policy, routing=self.core.routing))
+            scratch.settle()
             ray.get([h.drop_scratch.remote() for h in self.pool.replicas])
             self.devices = ray.get([h.info.remote() for h in self.pool.replicas])
             self._devices_at = list(self.pool.rebuilds)

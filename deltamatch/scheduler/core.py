@@ -265,7 +265,7 @@ class SchedulerCore:
         batch = self.intake.normalize(*encoded.pairs)
         t_intake = self.clock()
         feats = None
-        if policy in COST_POLICIES:
+        if policy in COST_POLICIES and self.routing.mode != "local":  # forced local: nothing to decide
             common = any(reg.shape.needs_common for reg in self.patterns.values())
             feats = self.intake.features(batch, common)
         t_feats = self.clock()
@@ -362,16 +362,16 @@ class SchedulerCore:
         return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
 
     def _run_local(self, version: int, batch: NormalizedBatch, keys, groups, limit: int):
-        """Match the whole batch on the scheduler's graph (committing it there) while the workers
-        apply it without being waited for: ([result], (costed, assigned, sent, back) clock times)."""
+        """Match the whole batch on the scheduler's graph (committing it there), then hand it to the
+        workers to apply, unwaited: ([result], (costed, assigned, sent, back) clock times)."""
         t1 = self.clock()
         tasks = {pid: (groups[2 * i], groups[2 * i + 1]) for i, pid in enumerate(self.patterns)}
-        self.pool.apply_behind(version, batch)
-        t_send = self.clock()
         result = self.intake.run(BatchPlan(version, batch, tasks, limit),
                                  {pid: reg.plans for pid, reg in self.patterns.items()})
+        # after the search (a batch that failed there reaches no worker); sending it is its transport
+        self.pool.apply_behind(version, batch)
         t_back = self.clock()
-        return [result], (t1, t1, t_send, t_back, 0.0)
+        return [result], (t1, t1, t1, t_back, 0.0)
 
     def _routes(self, keys, model, picks, workers: int) -> list[frozenset[tuple[int, str]]]:
         """Per worker, the groups its share of which the routing sends to the CPU engine

@@ -79,6 +79,12 @@ class Worker:
         if version > replica.version:
             replica.apply_only(version, batch)
 
+    def apply_batches(self, boot_id: str, batches: list[tuple[int, NormalizedBatch]]) -> None:
+        """`apply_only` of each (version, batch) in order: the batches the scheduler matched
+        itself, sent together."""
+        for version, batch in batches:
+            self.apply_only(boot_id, version, batch)
+
     def clear(self, boot_id: str, version: int) -> None:
         replica = self._replica(boot_id)
         if version > replica.version:

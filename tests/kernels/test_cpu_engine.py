@@ -382,3 +382,14 @@ def _reuse_level2_case(name: str, induced: bool) -> None:
     counts = [cpu_engine.count_tasks(g.view(), static, tasks, empty, options=options) for options in off_on]
     g.release(empty)
     assert np.array_equal(counts[0], counts[1])
+
+
+def test_canonical_rows_same_on_one_thread_and_in_parallel():
+    """Small inputs take the serial kernel, large ones the parallel one: the same listed forms."""
+    auts = parse_pattern("4-cycle").automorphisms.astype(np.int32)
+    rows = np.random.default_rng(3).integers(0, 1000, size=(20_000, 4))
+    assert rows.shape[0] * auts.shape[0] >= cpu_engine._CANONICAL_PARALLEL_MIN
+    assert 100 * auts.shape[0] < cpu_engine._CANONICAL_PARALLEL_MIN
+    pieces = np.concatenate([cpu_engine.canonical_rows(p, auts) for p in np.array_split(rows, 200)])
+    whole = cpu_engine.canonical_rows(rows, auts)
+    assert np.array_equal(whole, pieces[np.lexsort(pieces.T[::-1])])

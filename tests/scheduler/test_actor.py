@@ -10,10 +10,11 @@ import pytest
 import ray
 
 from deltamatch.kernels.reference import reference_matches
-from deltamatch.scheduler.actor import make_scheduler_actor
+from deltamatch.scheduler.actor import BEHIND_BATCHES, RayWorkerPool, make_scheduler_actor
 from deltamatch.scheduler.batch_log import LogWriteError
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
+from deltamatch.workers.graph import NormalizedBatch
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -203,3 +204,38 @@ def test_local_batches_keep_the_workers_current_through_a_worker_kill(ray_addres
     assert ray.get(sched.register.remote("triangle"))["total"] == want.total  # counted by the workers
     assert ray.get(sched.cluster.remote())["workers"][0]["rebuilds"] == 1
     ray.kill(sched)
+
+
+class _Handle:
+    """A worker actor handle that records the calls sent to it and answers each at once."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple]] = []
+
+    def __getattr__(self, method: str):
+        calls = self.calls
+
+        class _Method:
+            def remote(self, *args):
+                calls.append((method, args))
+                return ray.put(None)
+
+        return _Method()
+
+
+def test_local_batches_reach_the_workers_together(ray_address):
+    """`apply_behind` queues; the queue goes out in one call per worker when full, and before
+    any other call."""
+    handles = [_Handle(), _Handle()]
+    pool = RayWorkerPool(handles, lambda: None)
+    batch = NormalizedBatch(np.zeros((0, 2), np.int32), np.array([[0, 1]], np.int32), 0)
+    for version in range(1, BEHIND_BATCHES):
+        pool.apply_behind(version, batch)
+    assert handles[0].calls == [] and handles[1].calls == []
+    pool.apply_behind(BEHIND_BATCHES, batch)
+    pool.apply_behind(BEHIND_BATCHES + 1, batch)
+    pool.clear(BEHIND_BATCHES + 2)
+    for h in handles:
+        assert [(method, [v for v, _ in args[1]]) for method, args in h.calls[:2]] == [
+            ("apply_batches", list(range(1, BEHIND_BATCHES + 1))), ("apply_batches", [BEHIND_BATCHES + 1])]
+        assert [method for method, _ in h.calls[2:]] == ["clear"]

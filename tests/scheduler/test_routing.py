@@ -132,3 +132,25 @@ def test_auto_picks_local_by_the_whole_batchs_predicted_cost(make_core):
     _, want, _ = _session(make_core, Routing("auto"))
     core, got, _ = _session(make_core, Routing("auto", local_below=float("inf")))
     assert got == want and core.pool.plans == [2, 3, 4, 5]
+
+
+def test_forced_local_computes_no_cost_features(make_core):
+    core = make_core(replicas=1, routing=Routing("local"))
+    core.register(parse_pattern("triangle"))
+    core.intake.features = None  # a call would fail
+    out = core.apply([(0, 1), (1, 2), (2, 0)], [])
+    assert out.local and out.deltas[1].added_count == 1 and out.predicted_load == [0.0]
+
+
+def test_a_local_batch_that_fails_in_the_search_reaches_no_worker(make_core):
+    core = make_core(replicas=2, routing=Routing("local"))
+    core.register(parse_pattern("triangle"))
+    core.apply([(0, 1), (1, 2)], [])
+
+    def fail(plan, patterns):
+        raise RuntimeError("engine failure")
+
+    core.intake.run = fail
+    with pytest.raises(RuntimeError, match="engine failure"):
+        core.apply([(2, 0)], [])
+    assert [(r.version, r.stats().edges) for r in core.pool.replicas] == [(1, 2), (1, 2)]

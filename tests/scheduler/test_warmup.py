@@ -10,7 +10,7 @@ import sys
 import pytest
 
 ENTRY_POINTS = {
-    "deltamatch.kernels.cpu_engine": ["_run_serial", "_run_parallel", "_canonical"],
+    "deltamatch.kernels.cpu_engine": ["_run_serial", "_run_parallel", "_canonical", "_canonical_serial"],
     "deltamatch.workers.graph": ["_has_edges_serial", "_has_edges_parallel", "_rewrite_chunk",
                                  "_rewrite_rows_parallel"],
     "deltamatch.workers.features": ["_common_serial", "_common_parallel"],

@@ -51,6 +51,19 @@ def test_apply_only_ignores_versions_already_applied():
     assert w.stats(boot).edges == 1
 
 
+def test_apply_batches_applies_each_new_version_in_order():
+    source = GraphReplica("cpu")  # the scheduler's graph: each batch normalized after the last
+    batches = []
+    for v, edges in enumerate(([[1, 2]], [[2, 3]], [[3, 4]]), start=1):
+        batches.append((v, source.normalize(edges, None)))
+        source.apply_only(v, batches[-1][1])
+    w = Worker("cpu")
+    boot = w.ping()
+    w.apply_only(boot, *batches[0])
+    w.apply_batches(boot, [(1, w.replica.normalize([[7, 8]], None)), *batches[1:]])
+    assert w.replica.version == 3 and w.replica.graph.edges().tolist() == [[1, 2], [2, 3], [3, 4]]
+
+
 def test_scratch_calls_leave_the_replica_untouched():
     w = Worker("cpu")
     w.apply_only(SCRATCH, 1, w.replica.normalize([[1, 2], [2, 3]], None))
