@@ -68,6 +68,20 @@ def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_m
 
 
 @njit(inline="always", cache=True)
+def _above(arr, start, length, lower):
+    """Index (relative to `start`) of the first of the sorted arr[start : start+length] above
+    `lower`: 0 without a search when there is no lower bound (lower < 0)."""
+    return 0 if lower < 0 else lower_bound(arr, start, length, lower + 1)
+
+
+@njit(inline="always", cache=True)
+def _below(arr, start, length, upper):
+    """The number of the sorted arr[start : start+length] below `upper`: all of them, without a
+    search, when there is no upper bound (_NO_UPPER)."""
+    return length if upper == _NO_UPPER else lower_bound(arr, start, length, upper)
+
+
+@njit(inline="always", cache=True)
 def _gallop(arr, start, length, p, x):
     """Smallest i >= p with arr[start + i] >= x (rows are sorted): exponential then binary search."""
     if p >= length or arr[start + p] >= x:
@@ -269,8 +283,8 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
     elif others == 1:
         x = m[other]
         xs = offsets[x]
-        lo = lower_bound(pool, xs, degree[x], lower + 1)
-        hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
+        lo = _above(pool, xs, degree[x], lower)
+        hi = lo + _below(pool, xs + lo, degree[x] - lo, upper)
         # A seed row's bit set answers membership in one probe: scan the other side, unless
         # galloping the shorter side through it is cheaper (scan > _GALLOP_RATIO x shorter).
         short = min(n, hi - lo)
@@ -310,7 +324,9 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         work[0] += n
         work[1] += n * (others - 1)
     for j in range(first, top):
-        if _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, m[j]):
+        # A neighbour position's vertex is not in its own row (no self-loops), hence not in S.
+        if conn[lv, j] == 0 and _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor,
+                                         lower, upper, m[j]):
             size -= 1
     for j in range(first, top):
         s = b_slot[m[j]] if conn[lv, j] == 1 else -1
@@ -383,19 +399,19 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         s0 = offsets[m[anchor]]
         slen = degree[m[anchor]]
         first = 0
-    i0 = lower_bound(src, s0, slen, lower + 1)
+    i0 = _above(src, s0, slen, lower)
     # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
     # or the neighbours' batch partners, walked for the exclusions, outnumber them.
     if (last and not hoist and paths & SET_COUNT and not emit and not check_other and not induced
             and slen - i0 >= _SET_COUNT_MIN
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
-        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        i1 = i0 + _below(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
                            top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, bits)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
-        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        i1 = i0 + _below(src, s0 + i0, slen - i0, upper)
         prev = m[lv - 1]
         work[1] += 2
         return (i1 - i0) - (1 if lower < prev < upper else 0)
@@ -418,7 +434,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         walk = pool
         w0 = offsets[m[drive]]
         wlen = degree[m[drive]]
-        start = lower_bound(pool, w0, wlen, lower + 1)
+        start = _above(pool, w0, wlen, lower)
         probes += 1
     else:
         walk = src
