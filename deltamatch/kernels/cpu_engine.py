@@ -332,12 +332,16 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         s = b_slot[m[j]] if conn[lv, j] == 1 else -1
         if s < 0:
             continue
+        q = 0  # the partners ascend: find each in the candidates by galloping on from the last
         for e in range(b_ptr[s], b_ptr[s + 1]):
             w = b_partner[e]
-            if b_rank[e] >= r or _matched_between(m, first, top, w):
+            if b_rank[e] >= r or w <= lower or w >= upper or _matched_between(m, first, top, w):
                 continue
-            if not _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper,
-                            w):
+            q = _gallop(src, s0, n, q, w)
+            if q >= n:
+                break
+            if src[s0 + q] != w or not _in_rows(lv, m, offsets, degree, pool, conn, src, s0 + q, 1, first,
+                                                 top, anchor, lower, upper, w):
                 continue
             counted = False
             for i in range(first, j):
