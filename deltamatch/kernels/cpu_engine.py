@@ -68,6 +68,20 @@ def _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_m
 
 
 @njit(inline="always", cache=True)
+def _above(arr, start, length, lower):
+    """Index (relative to `start`) of the first of the sorted arr[start : start+length] above
+    `lower`: 0 without a search when there is no lower bound (lower < 0)."""
+    return 0 if lower < 0 else lower_bound(arr, start, length, lower + 1)
+
+
+@njit(inline="always", cache=True)
+def _below(arr, start, length, upper):
+    """The number of the sorted arr[start : start+length] below `upper`: all of them, without a
+    search, when there is no upper bound (_NO_UPPER)."""
+    return length if upper == _NO_UPPER else lower_bound(arr, start, length, upper)
+
+
+@njit(inline="always", cache=True)
 def _gallop(arr, start, length, p, x):
     """Smallest i >= p with arr[start + i] >= x (rows are sorted): exponential then binary search."""
     if p >= length or arr[start + p] >= x:
@@ -269,8 +283,8 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
     elif others == 1:
         x = m[other]
         xs = offsets[x]
-        lo = lower_bound(pool, xs, degree[x], lower + 1)
-        hi = lo + lower_bound(pool, xs + lo, degree[x] - lo, upper)
+        lo = _above(pool, xs, degree[x], lower)
+        hi = lo + _below(pool, xs + lo, degree[x] - lo, upper)
         # A seed row's bit set answers membership in one probe: scan the other side, unless
         # galloping the shorter side through it is cheaper (scan > _GALLOP_RATIO x shorter).
         short = min(n, hi - lo)
@@ -310,18 +324,24 @@ def _count_last(lv, m, offsets, degree, pool, conn, src, s0, n, lower, upper, fi
         work[0] += n
         work[1] += n * (others - 1)
     for j in range(first, top):
-        if _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper, m[j]):
+        # A neighbour position's vertex is not in its own row (no self-loops), hence not in S.
+        if conn[lv, j] == 0 and _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor,
+                                         lower, upper, m[j]):
             size -= 1
     for j in range(first, top):
         s = b_slot[m[j]] if conn[lv, j] == 1 else -1
         if s < 0:
             continue
+        q = 0  # the partners ascend: find each in the candidates by galloping on from the last
         for e in range(b_ptr[s], b_ptr[s + 1]):
             w = b_partner[e]
-            if b_rank[e] >= r or _matched_between(m, first, top, w):
+            if b_rank[e] >= r or w <= lower or w >= upper or _matched_between(m, first, top, w):
                 continue
-            if not _in_rows(lv, m, offsets, degree, pool, conn, src, s0, n, first, top, anchor, lower, upper,
-                            w):
+            q = _gallop(src, s0, n, q, w)
+            if q >= n:
+                break
+            if src[s0 + q] != w or not _in_rows(lv, m, offsets, degree, pool, conn, src, s0 + q, 1, first,
+                                                 top, anchor, lower, upper, w):
                 continue
             counted = False
             for i in range(first, j):
@@ -383,19 +403,19 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         s0 = offsets[m[anchor]]
         slen = degree[m[anchor]]
         first = 0
-    i0 = lower_bound(src, s0, slen, lower + 1)
+    i0 = _above(src, s0, slen, lower)
     # Sized as a set unless the candidates are few (the exclusions' fixed cost would not pay)
     # or the neighbours' batch partners, walked for the exclusions, outnumber them.
     if (last and not hoist and paths & SET_COUNT and not emit and not check_other and not induced
             and slen - i0 >= _SET_COUNT_MIN
             and _batch_partners(lv, m, conn, first, top, b_slot, b_ptr) <= slen - i0):
-        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        i1 = i0 + _below(src, s0 + i0, slen - i0, upper)
         return _count_last(lv, m, offsets, degree, pool, conn, src, s0 + i0, i1 - i0, lower, upper, first,
                            top, anchor, r, b_slot, b_ptr, b_partner, b_rank, ptr, work, bits)
     if (last and not hoist and first == lv - 1 and not emit and not check_other and not induced
             and conn[lv, lv - 1] == 0):
         # Nothing left to check but injectivity with l-1: count the range.
-        i1 = i0 + lower_bound(src, s0 + i0, slen - i0, upper)
+        i1 = i0 + _below(src, s0 + i0, slen - i0, upper)
         prev = m[lv - 1]
         work[1] += 2
         return (i1 - i0) - (1 if lower < prev < upper else 0)
@@ -418,7 +438,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         walk = pool
         w0 = offsets[m[drive]]
         wlen = degree[m[drive]]
-        start = lower_bound(pool, w0, wlen, lower + 1)
+        start = _above(pool, w0, wlen, lower)
         probes += 1
     else:
         walk = src
@@ -489,6 +509,52 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
     fresh[lv] = True
     if last and emit:
         return _list_hoisted(lv, m, dep[lv], cand, width, cnt, order, out, out_row, k, work)
+    return found
+
+
+@njit(**_INNER)
+def _triangle_count(offsets, degree, pool, cmp, u, v, r, b_slot, b_ptr, b_partner, b_rank, work):
+    """A triangle task counted (edge-induced, `paths & SET_COUNT`): the common neighbours of the
+    seed (u, v) within level 2's bounds (`_intersection_size`), less those a changed pair of rank
+    < r joins to u or v, found from u's and v's batch partners.  The same count as `_search`,
+    without its per-level bookkeeping, which cost more than the intersection."""
+    if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
+        return 0
+    lower = np.int64(-1)
+    upper = _NO_UPPER
+    for j in range(2):
+        x = u if j == 0 else v
+        if cmp[2, j] == 1 and x > lower:
+            lower = x
+        elif cmp[2, j] == -1 and x < upper:
+            upper = x
+    su = offsets[u] + _above(pool, offsets[u], degree[u], lower)
+    nu = _below(pool, su, offsets[u] + degree[u] - su, upper)
+    sv = offsets[v] + _above(pool, offsets[v], degree[v], lower)
+    nv = _below(pool, sv, offsets[v] + degree[v] - sv, upper)
+    found = _intersection_size(pool, su, nu, pool, sv, nv, work)
+    for j in range(2):
+        x, y = (u, v) if j == 0 else (v, u)
+        s = b_slot[x]
+        if s < 0:
+            continue
+        y0, ny = (sv, nv) if j == 0 else (su, nu)
+        q = 0  # the partners ascend: gallop on through y's row
+        for e in range(b_ptr[s], b_ptr[s + 1]):
+            w = b_partner[e]
+            if b_rank[e] >= r or w <= lower or w >= upper:
+                continue
+            q = _gallop(pool, y0, ny, q, w)
+            if q >= ny:
+                break
+            if pool[y0 + q] != w or not contains(pool, offsets[x], degree[x], w):
+                continue
+            if j == 1:
+                rank = _batch_rank(b_slot, b_ptr, b_partner, b_rank, w, u)
+                if 0 <= rank < r:
+                    continue  # subtracted with u's partners
+            found -= 1
+    work[1] += 2
     return found
 
 
@@ -825,9 +891,24 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     memo[2, memo_slots] = 0
     side = np.zeros(3 + width + words if memo_slots > 0 else 1, dtype=np.int64)
     side[0] = -1
-    wk = work[c]
+    _run_tasks(c, n_chunks, counts, work[c], offsets, degree, pool, orders, conns, cmps, bases, deps,
+               last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
+               check_other, width, out_offsets, out, emit, paths, swaps, memos, seq, shared2, cand, cnt, pos,
+               ptr, m, fresh, bits, memo, side)
+
+
+@njit(**_INNER)
+def _run_tasks(c, n_chunks, counts, wk, offsets, degree, pool, orders, conns, cmps, bases, deps, last_twos,
+               k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other, width,
+               out_offsets, out, emit, paths, swaps, memos, seq, shared2, cand, cnt, pos, ptr, m, fresh, bits,
+               memo, side):
+    """`_run_chunk`'s task loop over the scratch buffers it allocated.  Compiled without
+    reference counting (`_INNER`): the per-task views of the plan arrays (orders[p], ...) and
+    the calls they are passed to would otherwise cost an atomic increment and decrement per
+    array and task, measured at half of a triangle task's time."""
     held = False  # cand[2 * width:] holds level 2's set of the seed pair (held_a, held_b), rank held_r
     held_a = held_b = held_r = -1
+    triangles = k == 3 and paths & SET_COUNT != 0 and not emit and not check_other and not induced
     for i in range(c, tu.shape[0], n_chunks):
         t = seq[i]
         p = tp[t]
@@ -838,6 +919,10 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
         reuse = held and shared2[p] != 0 and a == held_a and b == held_b and tr[t] == held_r
         if not reuse:
             cnt[2] = -1
+        if triangles and conns[p, 2, 0] == 1 and conns[p, 2, 1] == 1:
+            counts[t] = _triangle_count(offsets, degree, pool, cmps[p], u, v, tr[t], b_slot, b_ptr, b_partner,
+                                        b_rank, wk)
+            continue
         last_two = _LAST_MEMO if memos[p] != 0 else last_twos[p]
         counts[t] = _search(offsets, degree, pool, orders[p], conns[p], cmps[p], bases[p], deps[p],
                             last_two, k, induced, u, v, tr[t], b_slot, b_ptr, b_partner, b_rank,
@@ -885,8 +970,9 @@ class EngineOptions(NamedTuple):
     """Switches of the count path, each on by default (off: the ablation baseline).
 
     set_count: a counted last level is the size of a set intersection, corrected for the
-    few matched vertices and batch-excluded pairs in it (`_count_last`), instead of a
-    test of every candidate (env DELTAMATCH_CPU_SET_COUNT=0 turns it off).
+    few matched vertices and batch-excluded pairs in it (`_count_last`; a triangle task is one
+    such intersection, `_triangle_count`), instead of a test of every candidate (env
+    DELTAMATCH_CPU_SET_COUNT=0 turns it off).
     seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
     endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
     seed_bits: levels >= 3 test membership in a long seed row through a bit set over the

@@ -20,7 +20,7 @@ from numba import njit, prange
 from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import pair_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView, GraphView
-from deltamatch.kernels.sorted_rows import adjacent
+from deltamatch.kernels.sorted_rows import adjacent, lower_bound
 
 MAX_VERTEX_ID = 2**31 - 1
 
@@ -284,32 +284,81 @@ def _has_edges_serial(offsets, degree, pool, us, vs):
 
 
 @njit(cache=True)
-def _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width):
+def _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr,
+                   width):
     """Rows c, c + n_chunks, ...: merge each with its sorted updates (a deletion of a present
-    neighbour or an insertion of an absent one) into its (possibly new) block."""
+    neighbour or an insertion of an absent one) into its (possibly new) block.  A row that
+    moves is merged straight into its new block; one that stays is merged in place, from its
+    end when it only gains neighbours (the entries below its smallest insertion stay where
+    they are) and from its start when it only loses some; a row that does both in place goes
+    through a scratch row."""
     tmp = np.empty(width, dtype=np.int32)
     for r in range(c, rows.shape[0], n_chunks):
         v = rows[r]
         start, d = offsets[v], degree[v]
-        i, j, n = 0, upd_ptr[r], 0
-        end = upd_ptr[r + 1]
-        while i < d or j < end:
-            if j == end or (i < d and pool[start + i] < upd_nbr[j]):
-                tmp[n] = pool[start + i]
-                n += 1
-                i += 1
-            elif i < d and pool[start + i] == upd_nbr[j]:
-                i += 1
-                j += 1
-            else:
-                tmp[n] = upd_nbr[j]
-                n += 1
-                j += 1
-        dst = new_offsets[r]
-        for x in range(n):
-            pool[dst + x] = tmp[x]
+        j, end = upd_ptr[r], upd_ptr[r + 1]
+        dst, n = new_offsets[r], new_degree[r]
+        if dst == start and n == d + end - j:
+            _insert_backward(pool, start, d, upd_nbr, j, end)
+        elif dst == start and n == d - (end - j):
+            _delete_forward(pool, start, d, upd_nbr, j, end)
+        elif dst != start:
+            _merge_into(pool, start, d, upd_nbr, j, end, pool, dst)
+        else:
+            _merge_into(pool, start, d, upd_nbr, j, end, tmp, 0)
+            pool[dst:dst + n] = tmp[:n]
         offsets[v] = dst
         degree[v] = n
+
+
+@njit(cache=True, inline="always")
+def _merge_into(pool, start, d, upd_nbr, j, end, out, at):
+    """Row pool[start : start+d] merged with upd_nbr[j:end] into out[at:], not overlapping it:
+    an update equal to a row entry deletes it, any other is inserted."""
+    i = 0
+    while i < d or j < end:
+        if j == end or (i < d and pool[start + i] < upd_nbr[j]):
+            out[at] = pool[start + i]
+            at += 1
+            i += 1
+        elif i < d and pool[start + i] == upd_nbr[j]:
+            i += 1
+            j += 1
+        else:
+            out[at] = upd_nbr[j]
+            at += 1
+            j += 1
+
+
+@njit(cache=True, inline="always")
+def _insert_backward(pool, start, d, upd_nbr, j, end):
+    """Insert upd_nbr[j:end] (none in the row) into the row pool[start : start+d], in place
+    (its block has room): from the largest down, until every insertion is placed."""
+    i = d - 1
+    e = end - 1
+    w = start + d + end - j - 1
+    while e >= j:
+        x = upd_nbr[e]
+        if i >= 0 and pool[start + i] > x:
+            pool[w] = pool[start + i]
+            i -= 1
+        else:
+            pool[w] = x
+            e -= 1
+        w -= 1
+
+
+@njit(cache=True, inline="always")
+def _delete_forward(pool, start, d, upd_nbr, j, end):
+    """Delete upd_nbr[j:end] (all in the row) from the row pool[start : start+d], in place."""
+    w = start + lower_bound(pool, start, d, upd_nbr[j])
+    for i in range(w - start, d):
+        x = pool[start + i]
+        if j < end and x == upd_nbr[j]:
+            j += 1
+        else:
+            pool[w] = x
+            w += 1
 
 
 def _directed_keys(deleted: np.ndarray, inserted: np.ndarray) -> np.ndarray:
@@ -353,9 +402,11 @@ def _updates_by_row(keys, order, deleted_pairs, degree):
 
 
 @njit(parallel=True, cache=True)
-def _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width, n_chunks):
+def _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr, width,
+                           n_chunks):
     for c in prange(n_chunks):
-        _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width)
+        _rewrite_chunk(c, n_chunks, offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr,
+                       width)
 
 
 # Below this many pairs or rows, a parallel launch costs more than it saves.
@@ -368,13 +419,13 @@ def _has_edges(offsets, degree, pool, us, vs) -> np.ndarray:
     return _has_edges_parallel(offsets, degree, pool, us, vs)
 
 
-def _rewrite_rows(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width) -> None:
+def _rewrite_rows(offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr, width) -> None:
     """Rewrite the touched rows; one scratch row per chunk of rows, not per row."""
     threads = numba.get_num_threads()
     if rows.shape[0] < _PARALLEL_MIN or threads == 1:
-        _rewrite_chunk(0, 1, offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width)
+        _rewrite_chunk(0, 1, offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr, width)
     else:
-        _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, upd_ptr, upd_nbr, width,
+        _rewrite_rows_parallel(offsets, degree, pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr, width,
                                min(rows.shape[0], 8 * threads))
 
 
@@ -453,7 +504,8 @@ class DynamicGraph:
             self.pool_used = used
             self.relocations += moved
             self._live_capacity += grown
-        _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, upd_ptr, upd_nbr, width)
+        _rewrite_rows(self.offsets, self.degree, self.pool, rows, new_offsets, new_degree, upd_ptr, upd_nbr,
+                      width)
         self.num_edges += batch.inserted.shape[0] - batch.deleted.shape[0]
         if row_layout.needs_compaction(self.pool_used, self._live_capacity):
             self.compact()

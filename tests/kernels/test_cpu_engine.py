@@ -272,6 +272,33 @@ def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
     g.release(view)
 
 
+def test_triangle_tasks_counted_by_pair_intersection_keep_every_task_count():
+    """`_triangle_count` against the search (set_count off), both sides of a mixed batch: a
+    low-degree vertex loses every edge and gains a star (many batch partners to walk, of ranks
+    on both sides of each task's) among scattered pairs."""
+    p = parse_pattern("triangle")
+    edges = rmat_edges(9, edge_factor=8, seed=4)
+    edges = edges[np.random.default_rng(1).permutation(edges.shape[0])]
+    g = _graph(edges[:-300])
+    rows = {v: set(g.pool[g.offsets[v]:g.offsets[v] + g.degree[v]].tolist()) for v in range(len(g.vertices))}
+    low = [v for v in rows if 4 <= len(rows[v]) <= 12]
+    c = max(low, key=lambda v: sum(len(rows[v] & rows[x]) for x in rows[v]))
+    ext = g.vertices.external
+    star = np.array([(int(ext[c]), int(x)) for x in ext[:150] if x != ext[c]])
+    own = np.array([(int(ext[c]), int(ext[x])) for x in sorted(rows[c])])
+    batch = g.normalize(np.concatenate([edges[-300:], star]), np.concatenate([own, edges[:150]]))
+    table = compile_plans(p, shared_plans(p))
+    view = g.batch_view(batch.changed)
+    for side in (OLD, NEW):
+        if side == NEW:
+            g.apply(batch)
+        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options)
+                  for options in (cpu_engine.EngineOptions(set_count=False), cpu_engine.EngineOptions())]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+    g.release(view)
+
+
 def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
     house, cycle = parse_pattern("house"), parse_pattern("5-cycle")
     assert cpu_engine.memo_plans(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]

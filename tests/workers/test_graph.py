@@ -142,6 +142,22 @@ def test_one_batch_object_applied_to_two_equal_graphs_and_pickled():
         assert a.vertices.external.tolist() == b.vertices.external.tolist() and _rows_sorted(b)
 
 
+def test_rows_with_room_are_rewritten_in_place_by_insertions_deletions_or_both():
+    """A row that fits its block keeps it whether the batch only adds to it (merged from its
+    end), only removes from it (from its start) or does both (through a scratch row)."""
+    g = DynamicGraph()
+    g.apply(g.normalize([(0, v) for v in range(1, 21)], []))
+    row = set(range(1, 21))
+    for ins, dele in (([(0, 25), (0, 27), (30, 0)], []), ([], [(0, 2), (0, 20), (0, 1)]),
+                      ([(0, 2), (0, 40)], [(0, 10), (0, 27)]), ([(0, 1)], [(0, 3)])):
+        at = int(g.offsets[0])
+        g.apply(g.normalize(ins, dele))
+        row = (row | {v for _, v in ins} | {u for u, _ in ins}) - {v for _, v in dele} - {0}
+        internal = g.vertices.lookup(np.array(sorted(row)))
+        assert int(g.offsets[0]) == at and g.pool[at:at + g.degree[0]].tolist() == sorted(internal.tolist())
+    assert _rows_sorted(g)
+
+
 def test_compaction_keeps_every_row():
     g = DynamicGraph()
     edges = [(u, v) for u in range(40) for v in range(u + 1, 40)]
