@@ -186,19 +186,27 @@ def _random_batch_case(seed: int):
     return old, np.concatenate([insert, clique]), delete
 
 
+def _sides(g, batch, table):
+    """(tasks, batch view) of the old side of `batch` on g as it is, then, g having applied the
+    batch, of the new side; the view is released afterwards."""
+    view = g.batch_view(batch.changed)
+    try:
+        for side in (OLD, NEW):
+            if side == NEW:
+                g.apply(batch)
+            yield batch_tasks(table, batch.changed, batch.deleted.shape[0], side), view
+    finally:
+        g.release(view)
+
+
 def _delta_counts(old, insert, delete, pattern, options) -> tuple[int, int]:
     g = _graph(old)
     batch = g.normalize(insert, delete)
     table = compile_plans(pattern, shared_plans(pattern))
-    view = g.batch_view(batch.changed)
     counts = []
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         counts.append(int(cpu_engine.count_tasks(g.view(), table, tasks, view, pattern.induced,
                                                  options=options).sum()))
-    g.release(view)
     return counts[0], counts[1]
 
 
@@ -259,17 +267,12 @@ def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
     g, batch = _batch_setup(9, 8)
     assert g.max_degree >= 4 * getattr(cpu_engine, COUNT_PATHS[switch][0])
     table = compile_plans(p, shared_plans(p))
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
                   for options in (cpu_engine.EngineOptions(**{switch: False}), cpu_engine.EngineOptions())]
         assert np.array_equal(counts[0], counts[1])
         if switch == "set_count":
             assert counts[0].sum() > 0
-    g.release(view)
 
 
 def test_triangle_tasks_counted_by_pair_intersection_keep_every_task_count():
@@ -288,15 +291,10 @@ def test_triangle_tasks_counted_by_pair_intersection_keep_every_task_count():
     own = np.array([(int(ext[c]), int(ext[x])) for x in sorted(rows[c])])
     batch = g.normalize(np.concatenate([edges[-300:], star]), np.concatenate([own, edges[:150]]))
     table = compile_plans(p, shared_plans(p))
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options)
                   for options in (cpu_engine.EngineOptions(set_count=False), cpu_engine.EngineOptions())]
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
-    g.release(view)
 
 
 def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
@@ -324,11 +322,7 @@ def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkey
     g, batch = _batch_setup(9, 8)
     table = compile_plans(p, plans(p))
     assert cpu_engine.memo_plans(table).any()
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         off_on = (cpu_engine.EngineOptions(last_memo=False), cpu_engine.EngineOptions())
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options) for options in off_on]
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
@@ -338,7 +332,6 @@ def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkey
             for options, w in zip(off_on, work, strict=True):
                 cpu_engine.count_tasks(g.view(), table, memo_tasks, view, options=options, work=w)
             assert 2 * work[1][0] < work[0][0]
-    g.release(view)
 
 
 @pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
@@ -349,18 +342,13 @@ def test_reverse_last_keeps_every_task_count_on_hub_rows(name, plans):
     p = parse_pattern(name)
     g, batch = _batch_setup(9, 8)
     table = compile_plans(p, plans(p))
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
         off_on = (cpu_engine.EngineOptions(reverse_last=False), cpu_engine.EngineOptions())
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
                   for options, w in zip(off_on, work, strict=True)]
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert not np.array_equal(work[0], work[1])
-    g.release(view)
 
 
 def test_level2_shared_marks_plans_whose_level_2_is_the_seeds_common_neighbours():
@@ -392,17 +380,12 @@ def _reuse_level2_case(name: str, induced: bool) -> None:
     table = compile_plans(p, shared_plans(p))
     several = int(cpu_engine.level2_shared(table).sum()) > 1
     off_on = (cpu_engine.EngineOptions(reuse_level2=False), cpu_engine.EngineOptions())
-    view = g.batch_view(batch.changed)
-    for side in (OLD, NEW):
-        if side == NEW:
-            g.apply(batch)
-        tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], side)
+    for tasks, view in _sides(g, batch, table):
         work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
         counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options, work=w)
                   for options, w in zip(off_on, work, strict=True)]
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert (work[1][0] < work[0][0]) == several
-    g.release(view)
     static = compile_plans(p, [static_plan(p)])
     tasks = TaskList.static(g.internal_edges())
     empty = g.batch_view(np.zeros((0, 2), np.int32))
