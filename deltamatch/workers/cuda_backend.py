@@ -2,6 +2,7 @@
 
 `GpuGraph` keeps every row sorted in a block of slack on the device, in the layout of
 `kernels/row_layout` (the host `DynamicGraph`'s too, with 32-slot blocks).  A batch is
+planned on the host, from a host copy of the rows' offsets, degrees and capacities, and
 applied on the device: touched rows are merged with their updates in parallel (graph.cu),
 rows that outgrow their block move to fresh blocks appended to the pool, and the pool is
 compacted when more than half of it is dead.  `CudaGraph` adds the vertex names (the one
