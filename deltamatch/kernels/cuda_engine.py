@@ -162,6 +162,16 @@ def _per_position(values: np.ndarray) -> np.ndarray:
     return full
 
 
+def upload(*arrays: np.ndarray) -> list:
+    """Host arrays of one dtype copied to the device in one copy, as device views in order: a copy
+    costs the host some tens of microseconds whatever its size."""
+    if len({a.dtype for a in arrays}) != 1:
+        raise ValueError(f"upload: one dtype, got {[str(a.dtype) for a in arrays]}")
+    packed = cupy().asarray(np.concatenate(arrays))
+    ends = np.cumsum([a.shape[0] for a in arrays]).tolist()
+    return [packed[end - a.shape[0]:end] for a, end in zip(arrays, ends, strict=True)]
+
+
 def device_plans(plans: PlanTable) -> DevicePlans:
     cp = cupy()
     conn, lt, gt = plan_bits(plans)
@@ -197,13 +207,11 @@ def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
     cp = cupy()
     if isinstance(tasks, DeviceTasks):
         return DeviceTasks(*(None if a is None else cp.ascontiguousarray(a) for a in tasks))
-    n = tasks.u.shape[0]
-    packed = cp.asarray(np.concatenate(tasks).astype(np.int32, copy=False))  # one copy, not four
-    return DeviceTasks(*(packed[i * n:(i + 1) * n] for i in range(4)))
+    return DeviceTasks(*upload(*(a.astype(np.int32, copy=False) for a in tasks)))
 
 
 # PlanTable -> its DevicePlans, per device: a worker counts with the same few tables every batch,
-# and uploading one costs some twenty host calls.  A table is held while cached, so its id is not
+# and uploading one is nine copies.  A table is held while cached, so its id is not
 # reused by another table meanwhile.
 _uploaded_plans: OrderedDict[tuple[int, int], tuple[PlanTable, DevicePlans]] = OrderedDict()
 UPLOADED_PLANS_KEPT = 64
@@ -378,7 +386,7 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     return Launch(blocks, chunk)
 
 
-HOST_ORDER_MAX_TASKS = 8192  # below this many tasks, ordering them on the host costs less than ~12 launches
+HOST_ORDER_MAX_TASKS = 8192  # up to this many, numpy's argsort beats a device sort's launches (74 us, dev VM)
 
 
 def heavy_first(graph: DeviceGraph, tasks: DeviceTasks, host_tasks: TaskList | None = None):
@@ -462,7 +470,8 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all, costliest first; a candidate is
     never cut, so one that costs more than a chunk is a chunk of its own.  Three kernels
     (match.cu: deferred_item_costs, _chunk_heads, _chunk_records) between two scans, a
-    compaction and the sort: a handful of launches where elementwise CuPy took some sixty."""
+    compaction and the sort, where elementwise CuPy took a launch per step (with the plan and
+    task uploads, a RMAT-20 4-clique count went from 115 launches to 53: timeline.py)."""
     cp = cupy()
     ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
     n_items = int(ends[-1])

@@ -227,17 +227,14 @@ def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: 
     common_new = np.zeros(ch.pairs.shape[0], dtype=np.int32)
     n_pairs, n_touched = ch.pairs.shape[0], ch.touched.shape[0]
     if common and n_pairs:
-        # Three copies, not seven: the int32 arrays in one, the int64 ones in another.
-        narrow = cp.asarray(np.concatenate([ch.pairs[:, 0], ch.pairs[:, 1], ch.touched, ch.partner]))
-        wide = cp.asarray(np.concatenate([ch.keys, ch.ptr]))
-        at = np.cumsum([0, n_pairs, n_pairs, n_touched])
+        a, b, touched, partner = cuda_engine.upload(ch.pairs[:, 0], ch.pairs[:, 1], ch.touched, ch.partner)
+        keys, ptr = cuda_engine.upload(ch.keys, ch.ptr)
         out = cp.empty(2 * n_pairs, dtype=cp.int32)
         threads = 128
         cuda_engine.kernel("graph.cu", "pair_common")(
             (-(-n_pairs // threads),), (threads,),
-            (graph.offsets, graph.degree, graph.pool, narrow[at[0]:at[1]], narrow[at[1]:at[2]],
-             np.int32(n_pairs), wide[:n_pairs], narrow[at[2]:at[3]], np.int32(n_touched),
-             wide[n_pairs:], narrow[at[3]:], cp.asarray(ch.deleted), np.int32(sample),
+            (graph.offsets, graph.degree, graph.pool, a, b, np.int32(n_pairs), keys, touched,
+             np.int32(n_touched), ptr, partner, cp.asarray(ch.deleted), np.int32(sample),
              out[:n_pairs], out[n_pairs:]))
         both = out.get()
         common_old, common_new = both[:n_pairs], both[n_pairs:]

@@ -370,6 +370,17 @@ def _directed_keys(deleted: np.ndarray, inserted: np.ndarray) -> np.ndarray:
     return keys
 
 
+def grouped_updates(deleted: np.ndarray, inserted: np.ndarray, degree: np.ndarray) -> tuple:
+    """A batch's directed updates grouped by row, for a graph of these degrees: (order, rows,
+    upd_ptr, upd_nbr, new_degree, width) of `_updates_by_row`, with `order` the stable sorting
+    order of `_directed_keys` (update t of the grouping is key order[t]: an insertion when
+    order[t] >= 2 * deleted pairs).  The host graph and the device graph's host-side plan both
+    apply batches from it."""
+    keys = _directed_keys(deleted, inserted)
+    order = np.argsort(keys, kind="stable")
+    return (order, *_updates_by_row(keys, order, deleted.shape[0], degree))
+
+
 @njit(cache=True)
 def _updates_by_row(keys, order, deleted_pairs, degree):
     """A batch's directed updates grouped by row, from `_directed_keys` (the first
@@ -492,9 +503,7 @@ class DynamicGraph:
         if batch.deleted.shape[0] + batch.inserted.shape[0] == 0:
             return
         if not batch._by_row:
-            keys = _directed_keys(batch.deleted, batch.inserted)
-            batch._by_row.append(_updates_by_row(keys, np.argsort(keys, kind="stable"),
-                                                 batch.deleted.shape[0], self.degree))
+            batch._by_row.append(grouped_updates(batch.deleted, batch.inserted, self.degree)[1:])
         rows, upd_ptr, upd_nbr, new_degree, width = batch._by_row[0]
         new_offsets, new_capacity, used, moved, grown = row_layout.relocate(
             self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)

@@ -428,3 +428,13 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
         mine = np.flatnonzero(entry == e)
         covered = np.sort(np.concatenate([np.arange(lo[c], hi[c]) for c in mine]))
         np.testing.assert_array_equal(covered, np.arange(length))
+
+
+def test_upload_gives_views_equal_to_the_arrays_and_refuses_mixed_dtypes() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    arrays = [np.arange(5, dtype=np.int32), np.zeros(0, np.int32), np.arange(7, 10, dtype=np.int32)]
+    for got, want in zip(cuda_engine.upload(*arrays), arrays, strict=True):
+        np.testing.assert_array_equal(got.get(), want)
+    with pytest.raises(ValueError, match="one dtype"):
+        cuda_engine.upload(np.zeros(2, np.int32), np.zeros(2, np.int64))
