@@ -8,7 +8,10 @@ too), the graph update and each pattern's new-side count as the service runs the
 so no timing kernels): the wall time of the step, the device time of every kernel and copy by
 name, and the idle time (wall time during which no kernel or copy ran: the host's launches,
 synchronizations and Python).  Prints one table per step, summed over the batches after the
-first (which is printed apart: first use).
+first (which is printed apart: first use).  With `--host-profile N`, each pattern's count of the
+last batch then runs N more times without the profiler: its plain wall time (median), and the
+host functions that time goes to under cProfile (a `.get()` that waits for the device shows as
+its own time there).
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -16,7 +19,10 @@ first (which is printed apart: first use).
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import sys
 import tempfile
 import time
@@ -86,6 +92,31 @@ def report(title: str, runs: list[tuple[float, dict[str, list[float]], float]], 
         print(f"  {totals[name] * 1e3:9.3f} ms  x{calls[name] / len(runs):5.1f}  {name[:110]}")
 
 
+def host_profile(name: str, count, reps: int, top: int) -> None:
+    """Median plain wall time of `count()` over `reps` runs, then the host functions of `reps`
+    more under cProfile, by own time."""
+    walls = []
+    for _ in range(reps):
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        count()
+        cp.cuda.Device().synchronize()
+        walls.append(time.perf_counter() - t0)
+    print(f"host {name}: plain wall median {np.median(walls) * 1e3:.3f} ms, min {min(walls) * 1e3:.3f} ms "
+          f"over {reps}")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(reps):
+        count()
+    cp.cuda.Device().synchronize()
+    profiler.disable()
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(top)
+    for line in text.getvalue().splitlines():
+        if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
+            print(f"  {line.strip()[:150]}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", type=int, default=20)
@@ -94,6 +125,8 @@ def main() -> int:
     ap.add_argument("--delete-fraction", type=float, default=0.0)
     ap.add_argument("--patterns", default="4-clique,diamond")
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--host-profile", type=int, default=0, metavar="N",
+                    help="then N plain and N cProfiled runs of each pattern's last count")
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
@@ -124,6 +157,10 @@ def main() -> int:
             runs[f"{key} {name}"].append(traced(count))
     for title, got in runs.items():
         report(title, got, args.top)
+    if args.host_profile:
+        for name in names:
+            count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
+            host_profile(name, count, args.host_profile, 2 * args.top)
     return 0
 
 
