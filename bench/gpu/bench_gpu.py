@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -230,24 +231,24 @@ def host_rows(g: GpuGraph):
     return GraphView(*g.rows_host())
 
 
-def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None):
-    """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget."""
+def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True):
+    """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget.
+    Timed as the service runs it (the kernels built without statistics); with `--counters`, a
+    second run of the statistics build fills the stats.  `hub_bits=False`: without the graph's
+    hub bitmaps."""
+    view = g.view() if hub_bits else g.view()._replace(hub_row=None, hub_bits=None)
+    run = partial(engine.count_tasks, view, bplans, tasks, dview, bplans.induced,
+                  balance=balance or engine.Balance(), budget_s=args.batch_budget)
     st = engine.KernelStats()
     t = tick()
     try:
-        counts = engine.count_tasks(
-            g.view(),
-            bplans,
-            tasks,
-            dview,
-            bplans.induced,
-            stats=st,
-            balance=balance or engine.Balance(),
-            budget_s=args.batch_budget,
-        )
+        counts = run()
+        seconds = tick() - t
+        if args.counters:
+            run(stats=st)
     except engine.DeadlineExceeded:
         return None
-    return counts, tick() - t, st
+    return counts, seconds, st
 
 
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
@@ -420,7 +421,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 for variant in args.ablation.split(","):
                     if not variant or variant == "all":
                         continue
-                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args, BALANCES[variant])
+                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args,
+                                   BALANCES.get(variant), hub_bits=variant != "nohub")
                     if got is None:
                         log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
                         continue
@@ -506,9 +508,16 @@ def main() -> int:
     ap.add_argument(
         "--ablation",
         default="none,heavy,split",
-        help="also time every batch with these settings: none, heavy, split, unroll ('all' always runs)",
+        help="also time every batch with these settings: none, heavy, split, unroll, steal, nohub (all but "
+        "the hub bitmaps; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
+    ap.add_argument(
+        "--counters",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run each timed batch side again with the kernel statistics (lanes, busy spread, ...)",
+    )
     ap.add_argument(
         "--delete-fraction", type=float, default=0.0, help="share of each batch that deletes edges"
     )

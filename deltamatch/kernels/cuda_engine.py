@@ -3,9 +3,10 @@
 `count_tasks` / `list_tasks` have the CPU engine's contract and accept the same plain
 arrays (host numpy, uploaded) or their device forms (`DeviceGraph`/`DevicePlans`/
 `DeviceTasks`/`DeviceBatch` of CuPy arrays).  Each `.cu` file is compiled once per process
-and device with NVRTC; the cache key covers the source, the options and (through a
-`-D` option) the hash of every header, and `-arch` is the device's own.  CuPy is imported
-on first use only, so importing this module needs no GPU.
+and device with NVRTC (`match.cu` twice: with statistics, for runs that ask for them, and
+without, which leaves their registers to the search); the cache key covers the source, the
+options and (through a `-D` option) the hash of every header, and `-arch` is the device's
+own.  CuPy is imported on first use only, so importing this module needs no GPU.
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
 LIST_BUFFER_BYTES = 1 << 28
 NULL = np.uint64(0)
 
-_modules: dict[tuple[int, str], Any] = {}
-used_options: dict[str, tuple[str, ...]] = {}
+_modules: dict[tuple[int, str, bool], Any] = {}
 
 
 class EngineError(RuntimeError):
@@ -66,27 +66,29 @@ def compile_options(compute_capability: str) -> tuple[str, ...]:
     )
 
 
-def module(name: str):
-    """The compiled RawModule of kernels/<name> for the current device (compiled once)."""
+def module(name: str, stats: bool = False):
+    """The compiled RawModule of kernels/<name> for the current device (compiled once); `stats`:
+    the build whose kernels keep the DM_ST_* counters (match.cu's DM_STATS)."""
     cp = cupy()
     dev = cp.cuda.Device()
-    key = (dev.id, name)
+    key = (dev.id, name, stats)
     mod = _modules.get(key)
     if mod is None:
         source = (KERNEL_DIR / name).read_text()
-        mod = cp.RawModule(code=source, options=compile_options(dev.compute_capability), backend="nvrtc")
+        options = compile_options(dev.compute_capability) + (("-DDM_STATS=1",) if stats else ())
+        mod = cp.RawModule(code=source, options=options, backend="nvrtc")
         mod.compile()
         _modules[key] = mod
-        used_options[name] = compile_options(dev.compute_capability)
     return mod
 
 
-def kernel(module_name: str, function: str):
-    return module(module_name).get_function(function)
+def kernel(module_name: str, function: str, stats: bool = False):
+    return module(module_name, stats).get_function(function)
 
 
 def warm_up() -> None:
-    """Compile every kernel module now (worker start) rather than on the first batch."""
+    """Compile every kernel module the service runs now (worker start) rather than on the first
+    batch; the statistics build of match.cu is compiled when a run first asks for statistics."""
     for name in ("match.cu", "graph.cu", "formulas.cu"):
         module(name)
 
@@ -101,6 +103,8 @@ class DeviceGraph(NamedTuple):
     oriented: bool = False
     host_degree: Any = None  # the degrees on the host, where the caller keeps them: tasks are ordered there
     max_degree: int | None = None  # an upper bound of the degrees, where the caller keeps one
+    hub_row: Any = None  # uint64[rows]: the address of v's row bitmap, 0 for most v (`with_hub_bitmaps`)
+    hub_bits: Any = None  # the bitmaps hub_row points into (held here so that they live as long)
 
 
 class DeviceBatch(NamedTuple):
@@ -276,9 +280,10 @@ BOARD_WORDS = 16  # DM_BOARD_WORDS: a warp's record on the work-sharing board
 class KernelStats:
     """Counters of every launch a call made (pass one in to have it filled).
 
-    scanned: set-source entries read; probes: binary-search steps; tasks: tasks and chunks run;
-    lanes / steps: active lanes summed over the warp steps of the set and pair loops (lane
-    utilization = lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
+    scanned: set-source entries read; probes: binary-search steps and hub-bitmap tests; tasks:
+    tasks and chunks run; lanes / steps: active lanes summed over the warp steps of the set and
+    pair loops (each active lane reads one entry, so lanes = scanned; lane utilization =
+    lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
     pieces they were cut into; published: pair lists opened for sharing; joins: lists an idle warp
     joined; shared: pairs those joiners counted; kernel_s: device time of the launches (CUDA
     events recorded behind `hold_stream`: the host's launch overhead left out); busy_ns: per
@@ -384,6 +389,37 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     warps = blocks * WARPS_PER_BLOCK
     chunk = max(1, min(16, n_tasks // (warps * 64 * tasks_per_warp))) * tasks_per_warp
     return Launch(blocks, chunk)
+
+
+HUB_MIN_DEGREE = 256  # a row below this keeps its binary searches (at most 8 probes)
+HUB_BITMAP_BYTES = 1 << 28  # the most device memory the hub bitmaps take
+HUB_SHARE = 0.1  # ... and at most this share of what is free
+
+
+def with_hub_bitmaps(graph: DeviceGraph, min_degree: int | None = None,
+                     budget_bytes: int = HUB_BITMAP_BYTES) -> DeviceGraph:
+    """`graph` with bitmaps of its highest-degree rows (degree at least `min_degree`, default
+    HUB_MIN_DEGREE; as many as the budget holds, highest first): an adjacency test against such a
+    row reads one bit where a binary search read up to log2(degree) entries.  A bitmap holds a
+    bit per row of `graph`, so it stays valid only while the rows neither change nor grow in
+    number."""
+    cp = cupy()
+    min_degree = HUB_MIN_DEGREE if min_degree is None else min_degree
+    rows = int(graph.degree.shape[0])
+    words = -(-rows // 32)
+    most = min(budget_bytes, int(free_bytes() * HUB_SHARE)) // (4 * max(words, 1))
+    hubs = cp.flatnonzero(graph.degree >= min_degree).astype(cp.int32)
+    # Sorted whether or not the budget cuts: one path, which the warm-up's hub compiles.
+    hubs = hubs[cp.argsort(graph.degree[hubs])[::-1][:most]]
+    n_hubs = int(hubs.shape[0])
+    if n_hubs == 0 or graph.oriented:
+        return graph._replace(hub_row=None, hub_bits=None)
+    bits = cp.zeros(n_hubs * words, dtype=cp.uint32)
+    hub_row = cp.zeros(rows, dtype=cp.uint64)
+    kernel("graph.cu", "hub_bitmaps")(
+        (min(n_hubs, 132 * 8),), (256,),
+        (np.int32(n_hubs), hubs, graph.offsets, graph.degree, graph.pool, bits, np.int64(words), hub_row))
+    return graph._replace(hub_row=hub_row, hub_bits=bits)
 
 
 HOST_ORDER_MAX_TASKS = 8192  # up to this many, numpy's argsort beats a device sort's launches (74 us, dev VM)
@@ -556,9 +592,10 @@ class _MatchRun:
                 _ptr(entry), _ptr(lo), _ptr(hi),
                 queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                self.counters[ACTIVE + phase:ACTIVE + phase + 1])
+                self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row))
+        match = kernel("match.cu", function, stats=self.stats is not None)
         with kernel_time(self.stats):
-            kernel("match.cu", function)((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
+            match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         if self.stats is not None:
             self.stats.add(raw.get(), busy.get())
 

@@ -179,3 +179,22 @@ extern "C" __global__ void pair_common(const dm_i64* offsets, const int* degree,
         out_new[i] = (int)(c_new > 0 ? c_new : 0);
     }
 }
+
+// Hub bitmaps (match.cu's Ctx::hub_row): block h sets, in the zeroed bitmap h of `words` words,
+// the bit of every neighbour of vertex hubs[h], and points hub_row[hubs[h]] at it.
+extern "C" __global__ void hub_bitmaps(int n_hubs, const int* hubs, const dm_i64* offsets, const int* degree,
+                                       const int* pool, unsigned* bits, dm_i64 words,
+                                       unsigned long long* hub_row) {
+    for (int h = blockIdx.x; h < n_hubs; h += gridDim.x) {
+        const int v = hubs[h];
+        unsigned* bitmap = bits + (dm_i64)h * words;
+        const int* row = pool + offsets[v];
+        for (int i = threadIdx.x; i < degree[v]; i += blockDim.x) {
+            const int x = row[i];
+            atomicOr(bitmap + (x >> 5), 1u << (x & 31));
+        }
+        if (threadIdx.x == 0) {
+            hub_row[v] = (unsigned long long)bitmap;
+        }
+    }
+}

@@ -107,6 +107,9 @@ struct Ctx {
     dm_u64* board;
     dm_i64* counts;
     dm_u64* stats;
+    // Hub bitmaps (nullptr: none): hub_row[v] is v's row as a bitmap over the vertex ids (bit y set
+    // when y is a neighbour) for the highest-degree vertices, nullptr for the rest.
+    const unsigned* const* hub_row;
 };
 
 __device__ __forceinline__ dm_i64 warp_id() {
@@ -149,12 +152,32 @@ struct WarpState {
     dm_u64 lists;  // pair lists this warp has published (their ids on the board)
 };
 
+// Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
+// counters cost registers that the launch bounds would otherwise take from the search.
+#ifndef DM_STATS
+#define DM_STATS 0
+#endif
+#if DM_STATS
+// Every loop that takes a warp step counts its active lanes as `scanned` (one per lane with an
+// item), so the active lanes of DM_ST_LANES are the scanned sum: no counter of their own.
 struct Stats {
     dm_u64 scanned;
     dm_u64 probes;
-    dm_u64 lanes;
     dm_u64 steps;
 };
+#else
+// Without statistics every counter update is a no-op and every read is 0.
+struct NoCount {
+    __device__ __forceinline__ NoCount& operator++(int) { return *this; }
+    __device__ __forceinline__ NoCount& operator+=(dm_u64) { return *this; }
+    __device__ __forceinline__ operator dm_u64() const { return 0; }
+};
+struct Stats {
+    NoCount scanned;
+    NoCount probes;
+    NoCount steps;
+};
+#endif
 
 // A load that skips L1 (CG: the data was written by another SM during this launch).
 template <bool CG, typename T>
@@ -198,10 +221,23 @@ __device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n,
     return lo < n && row[lo] == x;
 }
 
-// Is w (degree dw) adjacent to x (degree dx, row at ox)?  Searches the smaller row, or, oriented,
-// the row of the lower id (the only one that can hold the other).
+// The smallest row worth a hub-bitmap lookup instead of a binary search (about five probes).
+#define DM_HUB_SEARCH_MIN 16
+
+// Is w (degree dw) adjacent to x (degree dx, row at ox)?  One bit of the larger row's hub bitmap
+// when it has one and the smaller row is worth it; else a search of the smaller row or, oriented,
+// of the row of the lower id (the only one that can hold the other).
 __device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int dx, dm_i64 ox, Stats& st) {
-    if (c.oriented ? w < x : dw <= dx) {
+    const bool in_w = c.oriented ? w < x : dw <= dx;
+    if (c.hub_row != nullptr && (in_w ? dw : dx) >= DM_HUB_SEARCH_MIN) {
+        const unsigned* bits = c.hub_row[in_w ? x : w];
+        if (bits != nullptr) {
+            const int y = in_w ? w : x;
+            st.probes++;
+            return (bits[y >> 5] >> (y & 31)) & 1u;
+        }
+    }
+    if (in_w) {
         return row_contains(c.pool + c.off[w], dw, x, st);
     }
     return row_contains(c.pool + ox, dx, w, st);
@@ -425,7 +461,6 @@ __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r
         }
         const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
         if (lane == 0) {
-            st.lanes += (dm_u64)min(32, sc.hi - i);
             st.steps++;
         }
         const int rank = __popc(ballot & dm_lanemask_lt());
@@ -539,7 +574,6 @@ __device__ dm_u64 collapse_count(const Ctx& c, WarpState& s, int p, int r, int l
         n += __popc(__ballot_sync(DM_FULL_MASK, ok));
         common += __popc(__ballot_sync(DM_FULL_MASK, both));
         if (lane == 0) {
-            st.lanes += (dm_u64)min(32, e - i);
             st.steps++;
         }
     }
@@ -615,7 +649,6 @@ __device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, in
         }
         found += __popc(__ballot_sync(DM_FULL_MASK, ok));
         if (lane == 0) {
-            st.lanes += (dm_u64)min((dm_i64)32, stop - f0);
             st.steps++;
         }
         f0 += 32;
@@ -956,7 +989,6 @@ __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm
             }
         }
         if (lane == 0) {
-            st.lanes += (dm_u64)min((dm_i64)32, items - f0);
             st.steps++;
         }
     }
@@ -1019,14 +1051,15 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     dm_i64 *defer_task, dm_i64 *defer_off, int *defer_len, dm_u64 *defer_n, dm_i64 defer_cap,           \
     const dm_i64 *chunk_of, const int *chunk_lo, const int *chunk_hi,                                   \
     dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags,                 \
-    dm_u64 *board, dm_i64 share_pairs, dm_u64 *active
+    dm_u64 *board, dm_i64 share_pairs, dm_u64 *active,                                                 \
+    const unsigned *const *hub_row
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
-    board, share_pairs, active
+    board, share_pairs, active, hub_row
 
 // Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
 // chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
@@ -1078,6 +1111,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.deadline = deadline;
     c.flags = flags;
     c.share = SHARE ? share_pairs : 0;
+    c.hub_row = oriented != 0 ? nullptr : hub_row;
     c.board = board;
     c.counts = counts;
     c.stats = stats;
@@ -1089,7 +1123,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     }
     __syncwarp();
     const Scratch sc = warp_scratch(scratch, width, k, warp);
-    Stats st = {0, 0, 0, 0};
+    Stats st = {};
     dm_u64 mine = 0;
     dm_u64 ran = 0;
     dm_u64 deferred = 0;
@@ -1224,7 +1258,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             atomicAdd(stats + DM_ST_SCANNED, scanned);
             atomicAdd(stats + DM_ST_PROBES, probes);
             atomicAdd(stats + DM_ST_TASKS, ran);
-            atomicAdd(stats + DM_ST_LANES, st.lanes);
+            atomicAdd(stats + DM_ST_LANES, scanned);
             atomicAdd(stats + DM_ST_STEPS, st.steps);
             atomicAdd(stats + DM_ST_DEFERRED, deferred);
         }

@@ -40,6 +40,7 @@ FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every r
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
+HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
 
 
 def _switch(env: dict, name: str) -> bool:
@@ -77,6 +78,11 @@ def static_methods_from_env(env: dict | None = None) -> engine.StaticMethods:
                                 clique_kernels=_switch(env, CLIQUE_KERNELS_ENV))
 
 
+def hub_bits_from_env(env: dict | None = None) -> bool:
+    """Whether DELTAMATCH_GPU_HUB_BITS turns the hub bitmaps on (default: on)."""
+    return _switch(os.environ if env is None else env, HUB_BITS_ENV)
+
+
 def cuda_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:
@@ -87,11 +93,16 @@ def cuda_available() -> bool:
 
 
 class GpuGraph:
-    """Sorted adjacency rows with slack on the device, over internal ids (module docstring)."""
+    """Sorted adjacency rows with slack on the device, over internal ids (module docstring).
 
-    def __init__(self) -> None:
+    `hub_bits` (default: DELTAMATCH_GPU_HUB_BITS): views carry bitmaps of the highest-degree rows
+    (`cuda_engine.with_hub_bitmaps`), built on the first view after the rows change."""
+
+    def __init__(self, hub_bits: bool | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
+        self.hub_bits = hub_bits_from_env() if hub_bits is None else hub_bits
+        self._hub_view: engine.DeviceGraph | None = None  # the bitmaps of the current rows
         self.n = 0
         self.offsets = cp.zeros(0, dtype=cp.int64)
         self.degree = cp.zeros(0, dtype=cp.int32)
@@ -112,13 +123,19 @@ class GpuGraph:
         self.last_update_bytes = 0  # row bytes the last apply read and wrote (merge + copy)
 
     def view(self) -> engine.DeviceGraph:
-        return engine.DeviceGraph(self.offsets, self.degree, self.pool, host_degree=self.host_degree,
+        view = engine.DeviceGraph(self.offsets, self.degree, self.pool, host_degree=self.host_degree,
                                   max_degree=self.degree_bound)
+        if not self.hub_bits:
+            return view
+        if self._hub_view is None:
+            self._hub_view = engine.with_hub_bitmaps(view)
+        return view._replace(hub_row=self._hub_view.hub_row, hub_bits=self._hub_view.hub_bits)
 
     def ensure_vertices(self, n: int) -> None:
         """Room for internal ids below n (new vertices: empty rows)."""
         cp = self._cp
         if n > self.offsets.shape[0]:
+            self._hub_view = None  # a bitmap has a bit per row
             size = row_layout.grown_vertex_rows(n, self.offsets.shape[0])
             for name, dtype in (("offsets", np.int64), ("degree", np.int32), ("capacity", np.int32)):
                 for xp, attr in ((cp, name), (np, "host_" + name)):
@@ -147,6 +164,7 @@ class GpuGraph:
         """Replace the graph by `edges` (internal-id pairs, each edge once): a full rebuild,
         rows packed as by `compact`."""
         cp = self._cp
+        self._hub_view = None
         e = cp.asarray(edges, dtype=cp.int64).reshape(-1, 2)
         n = max(num_vertices, int(e.max()) + 1 if e.shape[0] else 0)
         key = cp.concatenate([(e[:, 0] << 32) | e[:, 1], (e[:, 1] << 32) | e[:, 0]])
@@ -188,6 +206,7 @@ class GpuGraph:
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
         if deleted.shape[0] + inserted.shape[0] == 0:
             return
+        self._hub_view = None
         self.ensure_vertices(max(int(deleted.max(initial=-1)), int(inserted.max(initial=-1))) + 1)
         if self.num_edges == 0 and deleted.shape[0] == 0:
             self.build(inserted, self.n)  # a bulk load into an empty graph: one CSR build

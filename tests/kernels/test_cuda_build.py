@@ -15,10 +15,15 @@ SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
-def compile_report(source: Path, tmp_path: Path) -> str:
+# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics.
+BUILDS = [(source, define) for source in SOURCES
+          for define in (["", "-DDM_STATS=1"] if source.name == "match.cu" else [""])]
+
+
+def compile_report(source: Path, tmp_path: Path, define: str = "") -> str:
     result = subprocess.run(
-        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", "-c", str(source),
-         "-o", str(tmp_path / (source.stem + ".o"))],
+        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", *([define] if define else []),
+         "-c", str(source), "-o", str(tmp_path / (source.stem + ".o"))],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"
     return result.stderr
@@ -28,9 +33,9 @@ def test_there_are_sources() -> None:
     assert {p.name for p in SOURCES} >= {"match.cu", "graph.cu"}
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
-def test_compiles_without_spills(source: Path, tmp_path: Path) -> None:
-    report = compile_report(source, tmp_path)
+@pytest.mark.parametrize(("source", "define"), BUILDS, ids=[f"{s.name}{d}" for s, d in BUILDS])
+def test_compiles_without_spills(source: Path, define: str, tmp_path: Path) -> None:
+    report = compile_report(source, tmp_path, define)
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", report)]
     assert spills, f"no resource report for {source.name}:\n{report}"
     assert max(spills) == 0, f"{source.name} spills registers:\n{report}"

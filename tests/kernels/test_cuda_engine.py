@@ -189,6 +189,39 @@ def test_skewed_rmat_static_and_batches_equal_cpu_engine(name: str) -> None:
             g.release(view)
 
 
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", PATTERNS)
+def test_hub_bitmaps_count_and_list_as_the_cpu_engine(name: str, induced: bool) -> None:
+    """Adjacency tests by hub bitmap (every row of degree 6 or more has one here) give the CPU
+    engine's counts and listings, with and without statistics, static and on a batch's old side."""
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(31 + induced)
+    g = loaded_graph(random_edges(rng, 60, 300, hubs=3))
+    hubs = cuda_engine.with_hub_bitmaps(cuda_engine.device_graph(g.view()), min_degree=6)
+    assert int((hubs.hub_row != 0).sum()) > 3
+    pat = plans_of(name, induced)
+    static = TaskList.static(g.internal_edges())
+    batch0 = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
+    np.testing.assert_array_equal(cuda_engine.count_tasks(hubs, pat.static, static, batch0), want)
+    np.testing.assert_array_equal(
+        cuda_engine.count_tasks(hubs, pat.static, static, batch0, stats=cuda_engine.KernelStats()), want)
+    np.testing.assert_array_equal(cuda_engine.list_tasks(hubs, pat.static, static, batch0, want),
+                                  cpu_engine.list_tasks(g.view(), pat.static, static, batch0, want))
+    present = g.edges()
+    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
+    ins = rng.integers(0, 60, size=(20, 2))
+    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
+    view = g.batch_view(nb.changed)
+    try:
+        old = batch_tasks(pat.batch, nb.changed, nb.deleted.shape[0], OLD)
+        want = cpu_engine.count_tasks(g.view(), pat.batch, old, view, induced)
+        np.testing.assert_array_equal(cuda_engine.count_tasks(hubs, pat.batch, old, view, induced), want)
+    finally:
+        g.release(view)
+
+
 def test_device_info_names_the_gpu() -> None:
     from deltamatch.workers.cuda_backend import CudaBackend
 

@@ -17,6 +17,7 @@ from deltamatch.workers.cuda_backend import (
     CudaGraph,
     balance_from_env,
     cuda_available,
+    hub_bits_from_env,
     static_methods_from_env,
 )
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features, pair_features
@@ -61,6 +62,12 @@ def test_static_method_switches(switch: str) -> None:
 def test_bad_values_are_refused(env: dict) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_"):
         balance_from_env(env)
+
+
+def test_hub_bits_switch() -> None:
+    assert hub_bits_from_env({}) and not hub_bits_from_env({"DELTAMATCH_GPU_HUB_BITS": "0"})
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_HUB_BITS"):
+        hub_bits_from_env({"DELTAMATCH_GPU_HUB_BITS": "on"})
 
 
 # The device-only graph, its features and routing (GPU only: these skip without CuPy and a device).
@@ -138,6 +145,34 @@ def test_device_graph_follows_the_host_graph_through_relocations_and_compaction(
     assert_same_graph(device, host)
     assert_live_capacity_is_kept(device.rows)
     assert_host_copy_is_kept(device.rows)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_hub_bitmaps_follow_the_rows_through_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After every batch (new vertices among them) and a compaction, the view's bitmaps are those
+    of the current rows: one for every row of at least HUB_MIN_DEGREE, none for the others."""
+    from deltamatch.kernels import cuda_engine
+
+    monkeypatch.setattr(cuda_engine, "HUB_MIN_DEGREE", 12)
+    rng = np.random.default_rng(8)
+    device, host = CudaGraph(), DynamicGraph()
+    device.rows.hub_bits = True
+    for round_ in range(6):
+        follow(device, host, rng, 1, 200 + 40 * round_)
+        if round_ == 3:
+            device.rows.compact()
+        view = device.rows.view()
+        rows, words = view.degree.shape[0], -(-view.degree.shape[0] // 32)
+        hub_row, bits = view.hub_row.get(), view.hub_bits.get()
+        base = view.hub_bits.data.ptr
+        degree = view.degree.get()
+        np.testing.assert_array_equal(hub_row != 0, degree >= 12)
+        for v in np.flatnonzero(hub_row):
+            slot = (int(hub_row[v]) - base) // (4 * words)
+            bitmap = np.unpackbits(bits[slot * words: (slot + 1) * words].view(np.uint8), bitorder="little")
+            lo = host.offsets[v]
+            np.testing.assert_array_equal(np.flatnonzero(bitmap[:rows]), host.pool[lo: lo + host.degree[v]])
 
 
 def assert_host_copy_is_kept(rows) -> None:
