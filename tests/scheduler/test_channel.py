@@ -68,7 +68,11 @@ def test_a_client_without_the_key_is_closed_and_runs_nothing():
             sock.settimeout(10)
             sock.connect(server.address.name)
             sock.sendall(bytes(len(server.address.key)) + b"\x10" + bytes(7) + b"\x80\x05N." * 4)
-            assert sock.recv(1) == b""  # closed without an answer
+            try:
+                got = sock.recv(1)
+            except ConnectionResetError:  # closed with the request unread
+                got = b""
+            assert got == b""  # no answer
         assert handler.calls == []
     finally:
         server.close()
