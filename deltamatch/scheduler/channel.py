@@ -129,8 +129,8 @@ class ChannelServer:
                 request = _read_exactly(conn, _LENGTH.unpack(head)[0])
                 if request is None:
                     return
-                method, args = pickle.loads(request)
                 try:
+                    method, args = pickle.loads(request)
                     if method not in self._methods:
                         raise ValueError(f"{method!r} is not served over the scheduler channel")
                     answer = _answer_bytes(True, self._handler(method, args))
@@ -179,11 +179,15 @@ class ChannelClient:
                 self._writer.write(_frame(pickle.dumps((method, args), protocol=pickle.HIGHEST_PROTOCOL)))
                 await self._writer.drain()
                 size = _LENGTH.unpack(await self._reader.readexactly(_LENGTH.size))[0]
-                ok, value = pickle.loads(await self._reader.readexactly(size))
-            except (OSError, EOFError, asyncio.IncompleteReadError) as exc:
+                payload = await self._reader.readexactly(size)
+            except (OSError, EOFError) as exc:  # IncompleteReadError is an EOFError
                 self._broken = exc
                 self._writer.close()
                 raise ChannelClosed(f"the scheduler channel broke during {method}: {exc!r}") from exc
+        try:
+            ok, value = pickle.loads(payload)
+        except Exception as exc:  # e.g. an exception class that does not unpickle here
+            raise ChannelCallError(RuntimeError(f"the answer to {method} did not unpickle: {exc!r}")) from exc
         if not ok:
             raise ChannelCallError(value)
         return value

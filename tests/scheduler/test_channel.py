@@ -18,6 +18,13 @@ from deltamatch.scheduler.channel import ChannelCallError, ChannelClient, Channe
 pytestmark = pytest.mark.timeout(60)
 
 
+class TwoPartError(Exception):
+    """An exception that pickles but does not unpickle (its arguments are not its `args`)."""
+
+    def __init__(self, what: str, why: str):
+        super().__init__(f"{what}: {why}")
+
+
 class Recorder:
     """A handler that records what it ran: `apply` echoes its arrays, `fail` raises a log error."""
 
@@ -30,6 +37,8 @@ class Recorder:
             self.calls.append(method)
         if method == "fail":
             raise LogWriteError(errno.ENOSPC, "batch log: write failed: No space left on device")
+        if method == "garble":
+            raise TwoPartError("garble", "no reason")
         insert, delete = args
         return {"inserted": insert.shape[0]}, {"insert": insert, "delete": delete}
 
@@ -41,6 +50,23 @@ def _call(server: ChannelServer, method: str, *args):
             return await client.call(method, *args)
         finally:
             client.close()
+    return asyncio.run(run())
+
+
+def _calls(server: ChannelServer, *calls: tuple) -> list:
+    """Each (method, *args) on one connection: its value or the `ChannelCallError` it raised."""
+    async def run():
+        client = await ChannelClient.connect(server.address)
+        out = []
+        try:
+            for method, *args in calls:
+                try:
+                    out.append(await client.call(method, *args))
+                except ChannelCallError as exc:
+                    out.append(exc)
+        finally:
+            client.close()
+        return out
     return asyncio.run(run())
 
 
@@ -86,5 +112,18 @@ def test_a_method_the_server_does_not_serve_is_refused_without_running():
             _call(server, "fail")
         assert isinstance(raised.value.cause, ValueError) and "'fail'" in str(raised.value.cause)
         assert handler.calls == []
+    finally:
+        server.close()
+
+
+def test_an_answer_that_does_not_unpickle_is_an_error_and_the_connection_goes_on():
+    handler = Recorder()
+    server = ChannelServer(handler, ("apply", "garble"))
+    try:
+        one = np.ones((1, 2), dtype=np.int64)
+        garbled, answer = _calls(server, ("garble",), ("apply", one, None))
+        assert isinstance(garbled, ChannelCallError) and isinstance(garbled.cause, RuntimeError)
+        assert "TwoPartError" in str(garbled.cause) or "missing" in str(garbled.cause)
+        assert answer[0] == {"inserted": 1}
     finally:
         server.close()
