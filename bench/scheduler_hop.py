@@ -3,7 +3,8 @@
 An asyncio driver (as the API process is) calls a threaded actor shaped like the scheduler
 (`max_concurrency` 8, as `make_scheduler_actor` starts it, and 1) with a 100-pair batch, and the
 actor answers a small (answer, info) pair after taking a lock, as `Scheduler.apply` does without
-the work; then the same method over `scheduler/channel.py`'s socket served by that actor.  Runs
+the work; then the same method over `scheduler/channel.py`'s socket served by that actor, and on
+an async actor (the method a coroutine).  Runs
 alternate, each `--calls` round trips; p50/p90/p99 in ms per run and the load average.
 
     python bench/scheduler_hop.py [--runs 3] [--calls 400]
@@ -49,6 +50,13 @@ class HopTarget:
         return self.server.address
 
 
+class AsyncHopTarget:
+    """The same `apply` as a coroutine: Ray then runs the actor on an asyncio loop (an async actor)."""
+
+    async def apply(self, insert: np.ndarray, delete, batch_id=None) -> tuple[dict, dict]:
+        return HopTarget.apply(HopTarget(), insert, delete, batch_id)
+
+
 async def _time(call, calls: int) -> np.ndarray:
     await call()
     out = np.empty(calls)
@@ -71,6 +79,9 @@ async def one_run(calls: int) -> dict[str, np.ndarray]:
             got["direct channel"] = await _time(partial(client.call, "apply", batch, None), calls)
             client.close()
         ray.kill(actor)
+    actor = ray.remote(AsyncHopTarget).options(num_cpus=0).remote()
+    got["ray, async actor"] = await _time(partial(actor.apply.remote, batch, None), calls)
+    ray.kill(actor)
     return got
 
 
