@@ -255,6 +255,7 @@ def part_a(run: Run, svc: Service, budget: float) -> None:
     rows = []
     for i, (ins, dele) in enumerate(bodies[args.warmup:]):
         for kind, body in (("insert", ins), ("delete", dele)):
+            time.sleep(args.pause_a)
             e2e, answer, stages = svc.batch(body)
             rows.append(run.record("a", svc.route, g.name, base.shape[0], "triangle", kind, i,
                                    args.batch_a, e2e, answer, stages))
@@ -466,6 +467,10 @@ def main() -> int:
     ap.add_argument("--graph-a", default="rmat:16")
     ap.add_argument("--batch-a", type=int, default=100)
     ap.add_argument("--batches-a", type=int, default=200, help="insert+delete pairs in (a)")
+    ap.add_argument("--pause-a", type=float, default=0.0,
+                    help="seconds between (a)'s batches: the same pace whatever a batch takes (on a "
+                         "shared machine a faster service otherwise competes harder with its own background "
+                         "work)")
     ap.add_argument("--graph-b", default="rmat:18")
     ap.add_argument("--sizes-b", default="10000,100000")
     ap.add_argument("--batches-b", type=int, default=3)
