@@ -11,7 +11,7 @@ Contract:
 - The socket is in Linux's abstract namespace (no file to clean up after a kill -9), named at
   random.  The first bytes a client sends are the channel's key (`KEY_BYTES` random bytes that the
   scheduler hands out through Ray); a connection that sends anything else is closed before one
-  byte of it is unpickled.
+  byte of it is unpickled, as is one that sends nothing for `CONNECT_TIMEOUT_S`.
 - A frame is an 8-byte little-endian length, then a pickle: a request `(method, args)`, an
   answer `(True, value)` or `(False, exception)`.  One request is answered before the next is
   read; calls on one connection are serialized by the client.
@@ -118,10 +118,15 @@ class ChannelServer:
 
     def _serve(self, conn: socket.socket) -> None:
         with conn:
-            key = _read_exactly(conn, KEY_BYTES)
+            conn.settimeout(CONNECT_TIMEOUT_S)  # a peer that never sends the key does not keep a thread
+            try:
+                key = _read_exactly(conn, KEY_BYTES)
+            except OSError:
+                key = None
             if key is None or not hmac.compare_digest(key, self.address.key):
                 log.warning("scheduler channel: a connection without the key was closed")
                 return
+            conn.settimeout(None)
             while True:
                 head = _read_exactly(conn, _LENGTH.size)
                 if head is None:

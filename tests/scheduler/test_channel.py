@@ -8,12 +8,13 @@ import asyncio
 import errno
 import socket
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from deltamatch.scheduler.batch_log import LogWriteError
-from deltamatch.scheduler.channel import ChannelCallError, ChannelClient, ChannelServer
+from deltamatch.scheduler.channel import CONNECT_TIMEOUT_S, ChannelCallError, ChannelClient, ChannelServer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -125,5 +126,18 @@ def test_an_answer_that_does_not_unpickle_is_an_error_and_the_connection_goes_on
         assert isinstance(garbled, ChannelCallError) and isinstance(garbled.cause, RuntimeError)
         assert "did not unpickle" in str(garbled.cause)
         assert answer[0] == {"inserted": 1}
+    finally:
+        server.close()
+
+
+def test_a_client_that_sends_nothing_is_closed_after_the_connect_timeout():
+    server = ChannelServer(Recorder(), ("apply",))
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_TIMEOUT_S + 10)
+            sock.connect(server.address.name)
+            t0 = time.monotonic()
+            assert sock.recv(1) == b""
+            assert CONNECT_TIMEOUT_S - 1 <= time.monotonic() - t0 < CONNECT_TIMEOUT_S + 5
     finally:
         server.close()
