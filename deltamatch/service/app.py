@@ -88,9 +88,10 @@ class Metrics:
                                 buckets=buckets, registry=r)
         self.stages = Histogram(
             "deltamatch_batch_stage_seconds",
-            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the Ray "
-            "round trip to the scheduler), intake, allocation, transport (plans to and results from "
-            "the workers), graph_update, matching, commit, merge, log (append, fsync, snapshot)",
+            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the "
+            "round trip to the scheduler, over its direct channel or Ray), intake, allocation, transport "
+            "(plans to and results from the workers), graph_update, matching, commit, merge, log (append, "
+            "fsync, snapshot)",
             ["stage"], buckets=(0.0001, 0.00025, 0.0005,) + buckets, registry=r)
         self.scheduler_calls = Counter("deltamatch_scheduler_calls",
                                        "Calls to the scheduler by path: channel (its direct socket) or ray",
