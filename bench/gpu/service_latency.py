@@ -72,7 +72,7 @@ SERVE = (
 ENRON = ROOT / "data" / "email-Enron.txt.gz"
 ENRON_PATTERNS = ("triangle", "4-cycle", "diamond", "4-clique", "house")
 STAGE_METRIC = "deltamatch_batch_stage_seconds_sum{"
-FIELDS = ("part", "route", "graph", "edges", "patterns", "batch_edges", "batch", "kind", "e2e_ms",
+FIELDS = ("part", "route", "channel", "graph", "edges", "patterns", "batch_edges", "batch", "kind", "e2e_ms",
           "scheduler_ms", "engine_ms", "busy_ms", "stages_ms", "date", "commit", "backend", "load")
 
 
@@ -86,10 +86,13 @@ class Service:
     """One `deltamatch serve` process and an HTTP client to it."""
 
     def __init__(self, args: argparse.Namespace, route: str, crossover: float | None = None,
-                 local: float | None = None):
+                 local: float | None = None, channel: str | None = None):
         self.port = free_port()
         env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", CUPY_GPU_MEMORY_LIMIT="40%",
                    DELTAMATCH_ROUTE=route)
+        if channel is not None:  # the API -> scheduler direct channel (`DELTAMATCH_DIRECT_CHANNEL`)
+            env["DELTAMATCH_DIRECT_CHANNEL"] = "1" if channel == "on" else "0"
+        self.channel = channel or "default"
         if crossover is not None:
             env["DELTAMATCH_ROUTE_CROSSOVER"] = repr(crossover)
         if local is not None:
@@ -112,8 +115,8 @@ class Service:
                 self.close()
                 raise RuntimeError(f"service ({route}) did not become ready")
             time.sleep(0.5)
-        print(f"service route={route} crossover={crossover} local={local} ready after "
-              f"{time.perf_counter() - t0:.1f} s", flush=True)
+        print(f"service route={route} crossover={crossover} local={local} channel={self.channel} "
+              f"ready after {time.perf_counter() - t0:.1f} s", flush=True)
 
     def post(self, path: str, body: bytes, content_type: str = "application/json") -> dict:
         r = self.http.post(path, content=body, headers={"content-type": content_type})
@@ -252,6 +255,7 @@ def part_a(run: Run, svc: Service, budget: float) -> None:
     rows = []
     for i, (ins, dele) in enumerate(bodies[args.warmup:]):
         for kind, body in (("insert", ins), ("delete", dele)):
+            time.sleep(args.pause_a)
             e2e, answer, stages = svc.batch(body)
             rows.append(run.record("a", svc.route, g.name, base.shape[0], "triangle", kind, i,
                                    args.batch_a, e2e, answer, stages))
@@ -463,6 +467,10 @@ def main() -> int:
     ap.add_argument("--graph-a", default="rmat:16")
     ap.add_argument("--batch-a", type=int, default=100)
     ap.add_argument("--batches-a", type=int, default=200, help="insert+delete pairs in (a)")
+    ap.add_argument("--pause-a", type=float, default=0.0,
+                    help="seconds between (a)'s batches: the same pace whatever a batch takes (on a "
+                         "shared machine a faster service otherwise competes harder with its own background "
+                         "work)")
     ap.add_argument("--graph-b", default="rmat:18")
     ap.add_argument("--sizes-b", default="10000,100000")
     ap.add_argument("--batches-b", type=int, default=3)
@@ -475,14 +483,21 @@ def main() -> int:
                     help="use this DELTAMATCH_ROUTE_CROSSOVER for the auto run instead of measuring it")
     ap.add_argument("--local", type=float, default=None,
                     help="use this DELTAMATCH_ROUTE_LOCAL for the auto run instead of measuring it")
+    ap.add_argument("--direct-channel", default="",
+                    help="on,off (or one of them, in the order given): run the auto service's parts "
+                         "once per setting of DELTAMATCH_DIRECT_CHANNEL, each on a service of its own, "
+                         "and compare part a (default: the service's default, once)")
     args = ap.parse_args()
+    if any(c not in ("on", "off") for c in filter(None, args.direct_channel.split(","))):
+        ap.error("--direct-channel takes on, off or both, comma-separated")
     parts = args.parts.split(",")
     start = time.perf_counter()
     run = Run(args, start + args.time_budget)
     run.path = Path(args.out) / f"service-latency-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}.csv"
     from deltamatch.bench.meta import commit
 
-    run.meta = {"date": run.path.stem.rsplit("-", 1)[1], "commit": commit(), "backend": args.backend}
+    run.meta = {"date": run.path.stem.rsplit("-", 1)[1], "commit": commit(), "backend": args.backend,
+                "channel": "default"}
     run.path.parent.mkdir(parents=True, exist_ok=True)
     crossover, local = args.crossover, args.local
     work = enron_workload(args) if "c" in parts else None
@@ -504,23 +519,27 @@ def main() -> int:
                 local = measured_local(run.rows, work, crossover) or 0.0
             print(f"\nmeasured DELTAMATCH_ROUTE_CROSSOVER={crossover:.6g} (a worker's share of a group), "
                   f"DELTAMATCH_ROUTE_LOCAL={local:.6g} (a whole batch)", flush=True)
-        svc = Service(args, "auto", crossover, local)
-        try:
-            rest = [p for p in parts if p in ("c", "a", "b")]
-            for k, part in enumerate(rest):
-                budget = run.left() / (len(rest) - k) - 5
-                if budget <= 0:
-                    print(f"part {part}: skipped, the time budget is spent", flush=True)
-                    continue
-                if part == "c":
-                    part_c(run, svc, work, budget)
-                elif part == "a":
-                    part_a(run, svc, budget)
-                else:
-                    part_b(run, svc, budget)
-                run.save()
-        finally:
-            svc.close()
+        rest = [p for p in parts if p in ("c", "a", "b")]
+        channels = args.direct_channel.split(",") if args.direct_channel else [None]
+        slots = len(rest) * len(channels)
+        for c, channel in enumerate(channels):
+            svc = Service(args, "auto", crossover, local, channel)
+            run.meta["channel"] = svc.channel
+            try:
+                for k, part in enumerate(rest):
+                    budget = run.left() / (slots - c * len(rest) - k) - 5
+                    if budget <= 0:
+                        print(f"part {part}: skipped, the time budget is spent", flush=True)
+                        continue
+                    if part == "c":
+                        part_c(run, svc, work, budget)
+                    elif part == "a":
+                        part_a(run, svc, budget)
+                    else:
+                        part_b(run, svc, budget)
+                    run.save()
+            finally:
+                svc.close()
     except Exception as exc:  # the rows so far are still written
         print(f"FAILED: {type(exc).__name__}: {exc}", flush=True)
         ok = False
@@ -528,6 +547,17 @@ def main() -> int:
         report_c([r for r in run.rows if r["part"] == "c"], work)
         print(f"thresholds of the auto run: DELTAMATCH_ROUTE_CROSSOVER={crossover}, "
               f"DELTAMATCH_ROUTE_LOCAL={local}")
+    if args.direct_channel and "a" in parts:
+        print("\n(a) by DELTAMATCH_DIRECT_CHANNEL (the API -> scheduler call over the scheduler's socket "
+              "or through Ray):\n| channel | batches | e2e p50 ms | e2e p99 ms | scheduler_call p50 ms "
+              "| http p50 ms |\n|---|---|---|---|---|---|")
+        for channel in args.direct_channel.split(","):
+            rows = [r for r in run.rows if r["part"] == "a" and r["channel"] == channel]
+            stages = [json.loads(r["stages_ms"]) for r in rows]
+            print(f"| {channel} | {len(rows)} | {_pct([r['e2e_ms'] for r in rows], 50):.2f} | "
+                  f"{_pct([r['e2e_ms'] for r in rows], 99):.2f} | "
+                  f"{_pct([s.get('scheduler_call', 0.0) for s in stages], 50):.2f} | "
+                  f"{_pct([s.get('http', 0.0) for s in stages], 50):.2f} |")
     path = run.save()
     print(f"\n{len(run.rows)} rows -> {path}; {time.perf_counter() - start:.0f} s "
           f"(load average {os.getloadavg()[0]:.2f})", flush=True)

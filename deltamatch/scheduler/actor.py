@@ -18,6 +18,10 @@ to the workers together, in one call each, when the queue is full or before the 
 that needs the workers: from inside this actor a Ray call costs about a millisecond, more
 than such a batch's whole search.
 
+The API calls `apply`, the batch hot path, over a direct channel (`channel()`, a Unix socket
+beside Ray: `scheduler/channel.py`) and everything else through Ray; both reach the same methods
+under the same lock.
+
 The scheduler holds the log's writer lock and, given its owner (the API process),
 ends the moment the owner ends and never appends after it (`workers.lifeline`).
 """
@@ -37,6 +41,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from deltamatch.scheduler.batch_log import BatchLog, LogWriteError, Record, RecoveredState, Snapshot
+from deltamatch.scheduler.channel import ChannelAddress, ChannelServer
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
@@ -55,6 +60,8 @@ BEHIND_BATCHES = 32
 BEHIND_PAIRS = 20_000
 REBUILD_DEADLINE_S = 60.0  # give up on one call's rebuilds after this long (the caller gets 503)
 REPLACE_AFTER_FAILURES = 3  # rebuild attempts on one actor before it is replaced by a new one
+# what the API may call over the direct channel (`scheduler/channel.py`): the batch hot path
+CHANNEL_METHODS = ("apply",)
 
 
 def _needs_rebuild(exc: BaseException) -> bool:
@@ -303,6 +310,7 @@ class Scheduler:
         self.log_error: str | None = None  # the last failed append, until a write succeeds again
         self._graph_stats = {"vertices": 0, "edges": 0, "max_degree": 0}
         self.started_at = time.time()
+        self._channel: ChannelServer | None = None
 
     # start --------------------------------------------------------------------
     def start(self) -> dict:
@@ -340,6 +348,14 @@ class Scheduler:
             }
             self._ready = True
             return self.recovered
+
+    def channel(self) -> ChannelAddress:
+        """The address of the direct channel serving `CHANNEL_METHODS` (started on the first call):
+        the same methods as through Ray, the same lock, without Ray's per-call cost."""
+        if self._channel is None:
+            self._channel = ChannelServer(lambda method, args: getattr(self, method)(*args),
+                                          CHANNEL_METHODS)
+        return self._channel.address
 
     def _rebuild_source(self) -> tuple:
         snap = self._snapshot

@@ -40,8 +40,9 @@ from ray.exceptions import RayActorError, RayTaskError
 
 from deltamatch import __version__
 from deltamatch.io.readers import EdgeFileError, EdgeFileTooLarge, parse_edges, read_edge_file
-from deltamatch.scheduler.actor import make_scheduler_actor
+from deltamatch.scheduler.actor import CHANNEL_METHODS, make_scheduler_actor
 from deltamatch.scheduler.batch_log import LogWriteError, lock_directory
+from deltamatch.scheduler.channel import ChannelCallError, ChannelClient, ChannelClosed
 from deltamatch.scheduler.names import parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
 from deltamatch.scheduler.routing import Routing
@@ -87,10 +88,14 @@ class Metrics:
                                 buckets=buckets, registry=r)
         self.stages = Histogram(
             "deltamatch_batch_stage_seconds",
-            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the Ray "
-            "round trip to the scheduler), intake, allocation, transport (plans to and results from "
-            "the workers), graph_update, matching, commit, merge, log (append, fsync, snapshot)",
+            "Where a batch's time goes: request (HTTP body, JSON, validation), scheduler_call (the "
+            "round trip to the scheduler, over its direct channel or Ray), intake, allocation, transport "
+            "(plans to and results from the workers), graph_update, matching, commit, merge, log (append, "
+            "fsync, snapshot)",
             ["stage"], buckets=(0.0001, 0.00025, 0.0005,) + buckets, registry=r)
+        self.scheduler_calls = Counter("deltamatch_scheduler_calls",
+                                       "Calls to the scheduler by path: channel (its direct socket) or ray",
+                                       ["path"], registry=r)
         self.busy = Counter("deltamatch_worker_busy_seconds", "Worker busy time", ["worker"], registry=r)
         self.imbalance = Gauge("deltamatch_worker_imbalance", "max/min worker busy time of the last batch",
                                registry=r)
@@ -133,6 +138,7 @@ class Service:
         self.metrics = Metrics()
         self.lock = asyncio.Lock()
         self.scheduler = None
+        self.channel: ChannelClient | None = None
         self.ready = False
         self.error: str | None = None
         self.started_ray = False
@@ -166,6 +172,11 @@ class Service:
             policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair,
             routing=Routing(cfg.route, cfg.route_crossover, cfg.route_local), **self.worker_options)
         recovered = await self.scheduler.start.remote()
+        if cfg.direct_channel:
+            try:
+                self.channel = await ChannelClient.connect(await self.scheduler.channel.remote())
+            except OSError as exc:  # e.g. the scheduler in another network namespace: Ray still works
+                log.warning("no direct channel to the scheduler (%s): batches go through Ray", exc)
         patterns = await self.scheduler.patterns.remote()
         self.stream.sync([(p["id"], p["version"], p["total"]) for p in patterns])
         self.metrics.version.set(recovered["version"])
@@ -177,6 +188,9 @@ class Service:
         """Start replacing a dead scheduler (once); calls answer 503 meanwhile."""
         self.ready = False
         self.error = f"the scheduler is restarting after: {exc}"
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
         if self.restarting is None or self.restarting.done():
             log.error("scheduler died (%s): restarting it from the data directory", exc)
             self.restarting = asyncio.create_task(self._restart())
@@ -196,12 +210,17 @@ class Service:
                 delay = min(2 * delay, 10.0)
 
     async def call(self, method: str, *args):
-        """Call the scheduler; its failures become JSON errors: a failed log write 503 (nothing
-        applied), a worker failure 503 (the batch is rolled back or completed on retry), a
-        dead scheduler 503 while it restarts."""
+        """Call the scheduler (`CHANNEL_METHODS` over the direct channel when it is open, the rest
+        through Ray); its failures become JSON errors: a failed log write 503 (nothing applied), a
+        worker failure 503 (the batch is rolled back or completed on retry), a dead scheduler (or a
+        broken channel, which restarts it too) 503 while it restarts."""
         try:
+            if self.channel is not None and method in CHANNEL_METHODS:
+                self.metrics.scheduler_calls.labels("channel").inc()
+                return await self.channel.call(method, *args)
+            self.metrics.scheduler_calls.labels("ray").inc()
             return await getattr(self.scheduler, method).remote(*args)
-        except RayTaskError as exc:
+        except (RayTaskError, ChannelCallError) as exc:
             cause = exc.cause
             if isinstance(cause, LogWriteError):
                 why = os.strerror(cause.errno) if cause.errno else cause.strerror
@@ -212,7 +231,7 @@ class Service:
             log.error("scheduler call %s failed: %r", method, cause)
             raise HTTPException(503, f"the workers failed ({type(cause).__name__}: {cause}); nothing was "
                                      "acknowledged, retry") from exc
-        except RayActorError as exc:
+        except (RayActorError, ChannelClosed) as exc:
             self.scheduler_died(exc)
             raise HTTPException(503, "the scheduler died and is restarting from the data directory; "
                                      "retry") from exc
@@ -244,6 +263,8 @@ class Service:
     async def stop(self) -> None:
         if self.restarting is not None:
             self.restarting.cancel()
+        if self.channel is not None:
+            self.channel.close()
         if self.scheduler is not None:
             ray.kill(self.scheduler)
         if self.dir_lock is not None:

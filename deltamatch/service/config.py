@@ -37,6 +37,7 @@ class ServiceConfig:
     route: str = "auto"  # where matching runs: auto, cpu, gpu, local (`scheduler/routing.py`)
     route_crossover: float = 0.0  # predicted cost below which auto picks the CPU engine
     route_local: float = 0.0  # predicted batch cost below which auto matches in the scheduler
+    direct_channel: bool = True  # batches reach the scheduler over its Unix socket, not a Ray call
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:

@@ -216,6 +216,39 @@ def test_metrics_break_each_batch_down_by_stage(service, client, push):
         assert f'deltamatch_batch_stage_seconds_count{{stage="{stage}"}}' in text, stage
 
 
+def _scheduler_calls(url: str) -> dict[str, float]:
+    """`deltamatch_scheduler_calls_total` by path (channel, ray)."""
+    out = {}
+    for line in httpx.get(f"{url}/metrics").text.splitlines():
+        if line.startswith("deltamatch_scheduler_calls_total{"):
+            out[line.split('path="', 1)[1].split('"', 1)[0]] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def test_batches_reach_the_scheduler_over_the_direct_channel(service, client, push, mirror):
+    tri = client.register_pattern("triangle")
+    before = _scheduler_calls(service.url)
+    answer = push([(84, 85), (85, 86), (84, 86)])
+    after = _scheduler_calls(service.url)
+    assert after["channel"] == before.get("channel", 0) + 1
+    assert after["ray"] == before["ray"]
+    assert answer["deltas"][str(tri["id"])]["total"] == len(mirror.matches(tri))
+    client.delete_pattern(tri["id"])
+
+
+def test_with_the_direct_channel_off_batches_go_through_ray(make_service):
+    svc = make_service(DELTAMATCH_DIRECT_CHANNEL="0")
+    svc.start()
+    with DeltamatchClient(svc.url) as c:
+        tri = c.register_pattern("triangle")
+        answer = c.update(insert=[[0, 1], [1, 2], [0, 2], [2, 3]])
+        before = _scheduler_calls(svc.url)
+        c.update(delete=[[0, 1]])
+    after = _scheduler_calls(svc.url)
+    assert answer["deltas"][str(tri["id"])] == {"added": 1, "removed": 0, "total": 1}
+    assert "channel" not in after and after["ray"] == before["ray"] + 1
+
+
 def test_health_ready_docs_and_ui_redirect(service):
     assert httpx.get(f"{service.url}/healthz").json() == {"status": "ok"}
     assert httpx.get(f"{service.url}/readyz").status_code == 200
