@@ -704,6 +704,8 @@ def _fused_count(lv, m, k, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b
     and cleared before returning), or x's row galloped through a w row more than
     _GALLOP_RATIO x longer.  (Scanning L's rows against a bit set of C instead, `_reverse_count`,
     when they are the shorter, was measured slower: listing L costs a search per member.)"""
+    if cnt[lv] == 0:
+        return 0
     s = 0 if conn[k - 1, 0] == 1 else 1
     x = m[s]
     xs, xd = offsets[x], degree[x]
