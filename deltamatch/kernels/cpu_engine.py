@@ -1065,7 +1065,8 @@ class EngineOptions(NamedTuple):
     once for all of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
     fuse_last: a plan whose last level is level 2's row against a seed row (`fused_plans`:
     the 4-cycle, the diamond's outer-edge plans) counts its last two levels in one pass per
-    task, from the cheaper side (`_fused_count`; DELTAMATCH_CPU_FUSE_LAST=0).
+    task, each level-2 row against a bit set of the seed's part built once per task
+    (`_fused_count`; DELTAMATCH_CPU_FUSE_LAST=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """

@@ -312,9 +312,9 @@ def test_fused_plans_are_the_four_vertex_plans_whose_last_level_is_level_2s_row_
 @pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
 @pytest.mark.parametrize("name", ["4-cycle", "diamond", "tailed-triangle"])
 def test_fuse_last_keeps_every_task_count_on_hub_rows(name, plans):
-    """Both sides of a mixed batch on hub rows (level-2 rows far longer than the seed's, so
-    both the bit-set scan and the gallop run), the fused count on and off: the same per-task
-    counts, and less work where a plan is fused."""
+    """Both sides of a mixed batch on hub rows (level-2 rows from shorter than the seed's to
+    many times longer: the bit-set scan and the gallop), the fused count on and off: the same
+    per-task counts, and different work where a plan is fused (the path was taken)."""
     p = parse_pattern(name)
     g, batch = _batch_setup(9, 8)
     table = compile_plans(p, plans(p))
