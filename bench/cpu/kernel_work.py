@@ -45,10 +45,11 @@ OPTION_SETS = {
     "nomemo": EngineOptions(last_memo=False),
     "norev": EngineOptions(reverse_last=False),
     "noreuse": EngineOptions(reuse_level2=False),
+    "nofuse": EngineOptions(fuse_last=False),
     # The count path of round 2 (commit 24feb45): this round's three switches off.
-    "round2": EngineOptions(last_memo=False, reverse_last=False, reuse_level2=False),
+    "round2": EngineOptions(last_memo=False, reverse_last=False, reuse_level2=False, fuse_last=False),
     "none": EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                          last_memo=False, reverse_last=False, reuse_level2=False),
+                          last_memo=False, reverse_last=False, reuse_level2=False, fuse_last=False),
 }
 
 

@@ -8,7 +8,8 @@ with no loop-invariant candidate sets (the hoisting ablation).  The CPU engines 
 reversed toward the lower-degree row), `-nobits` (no bit sets of long seed rows),
 `-nodrive` (a base level's set always walked, never a shorter neighbour row), `-nomemo`
 (the last level sized per prefix, never memoized per task), `-norev` (memo plans never
-counted from the seed side) and `-noreuse` (every task builds its own level-2 set): the
+counted from the seed side), `-noreuse` (every task builds its own level-2 set) and `-nofuse`
+(the 4-cycle's and diamond's last level run per level-2 vertex, never fused): the
 `cpu_engine.EngineOptions` ablations.
 """
 
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 _BASES = ("gpu", "cpu-all", "cpu-1")
 _ABLATIONS = ("", "-noshare", "-nohoist")
-_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev", "-noreuse")
+_CPU_ABLATIONS = ("-noset", "-noswap", "-nobits", "-nodrive", "-nomemo", "-norev", "-noreuse", "-nofuse")
 
 
 def _ablations(base: str) -> tuple[str, ...]:
@@ -46,6 +47,7 @@ class EngineVariant(NamedTuple):
     last_memo: bool = True  # CPU engine only
     reverse_last: bool = True  # CPU engine only
     reuse_level2: bool = True  # CPU engine only
+    fuse_last: bool = True  # CPU engine only
 
 
 def engine_variant(name: str) -> EngineVariant:
@@ -55,4 +57,4 @@ def engine_variant(name: str) -> EngineVariant:
                          "-noshare" not in name, "-nohoist" not in name,
                          "-noset" not in name, "-noswap" not in name, "-nobits" not in name,
                          "-nodrive" not in name, "-nomemo" not in name,
-                         "-norev" not in name, "-noreuse" not in name)
+                         "-norev" not in name, "-noreuse" not in name, "-nofuse" not in name)

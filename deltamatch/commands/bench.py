@@ -61,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
            "cpu-*-noswap (no seed reversal); cpu-*-nobits (no seed-row bit sets); "
            "cpu-*-nodrive (no short-row walks); cpu-*-nomemo (no per-task last-level memo); "
            "cpu-*-norev (memo plans never counted from the seed side); "
-           "cpu-*-noreuse (no level-2 set shared by a seed's plans); rest")
+           "cpu-*-noreuse (no level-2 set shared by a seed's plans); "
+           "cpu-*-nofuse (the 4-cycle's and diamond's last two levels not fused); rest")
     a("--workers", type=int, default=s, help="replicas per incremental engine (busy time / imbalance)")
     a("--policy", default=s, help="task allocation policy between the replicas")
     a("--list-limit", type=int, default=s, help="matches listed per batch and side (0: counts only)")

@@ -563,7 +563,8 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
             b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
             cand, width, cnt, pos, ptr, m, fresh, out, out_row, emit, work, paths, bits, memo, side, reuse):
     """All matches of one task: seed (u, v) on positions (0, 1), rank r; `last_two` is the
-    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`).
+    plan's `PlanTable.last_two` or, counting, _LAST_MEMO (`_memo_count`, with `memo`, `side`) or
+    _LAST_FUSED (`_fused_count`, with `side`).
     With `reuse` (k >= 4), cand[2 * width:] and cnt[2] already hold level 2's candidates."""
     if u == v or (cmp[1, 0] == -1 and v > u) or (cmp[1, 0] == 1 and v < u):
         return 0
@@ -635,10 +636,13 @@ def _last_two_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r
                     b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
                     cand, width, cnt, ptr, order, out, work, dep, fresh, last_two, paths, bits, memo, side):
     """Matches completing every candidate of level l = k-2 at once (`PlanTable.last_two`, or
-    _LAST_MEMO: `_memo_count`)."""
+    _LAST_MEMO: `_memo_count`, or _LAST_FUSED: `_fused_count`)."""
     if last_two == LAST_PAIRS:
         n = cnt[lv]
         return n * (n - 1) // (2 if cmp[k - 1, lv] != 0 else 1)
+    if last_two == _LAST_FUSED:
+        return _fused_count(lv, m, k, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank,
+                            cand, width, cnt, dep, work, side)
     if last_two == _LAST_MEMO:
         return _memo_count(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
                            b_slot, b_ptr, b_partner, b_rank, iso_masks, check_other,
@@ -681,6 +685,73 @@ def _in_seed_part(last, m, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b
             if rank >= 0 and rank < r:
                 return False
     return True
+
+
+# How a counting run of a `fused_plans` plan ends its tasks (kernel side only: such a plan's
+# `PlanTable.last_two` is LAST_EACH, which listing keeps).
+_LAST_FUSED = 4
+
+
+@njit(**_INNER)
+def _fused_count(lv, m, k, offsets, degree, pool, conn, cmp, r, b_slot, b_ptr, b_partner, b_rank, cand, width,
+                 cnt, dep, work, side):
+    """Matches completing every candidate w of level l = k-2 = 2 of a `fused_plans` plan, the
+    last two levels in one pass per task.  With x the seed neighbour of the last level and L its
+    row less the other seed vertex and less the vertices a changed pair of rank < r joins to x
+    (the last level's seed part, tested once per task instead of once per w), the count is the
+    number of pairs (w, z) in C x L with z adjacent to w, less those whose pair (w, z) changed at
+    a rank below r.  Each w's row is scanned against a bit set of L (side[3 + width:], set here
+    and cleared before returning), or x's row galloped through a w row more than
+    _GALLOP_RATIO x longer.  (Scanning L's rows against a bit set of C instead, `_reverse_count`,
+    when they are the shorter, was measured slower: listing L costs a search per member.)"""
+    if cnt[lv] == 0:
+        return 0
+    s = 0 if conn[k - 1, 0] == 1 else 1
+    x = m[s]
+    xs, xd = offsets[x], degree[x]
+    c0 = lv * width
+    bits0 = 3 + width
+    for i in range(xd):
+        z = pool[xs + i]
+        side[bits0 + (z >> 6)] |= np.int64(1) << (z & 63)
+    o = m[1 - s]
+    side[bits0 + (o >> 6)] &= ~(np.int64(1) << (o & 63))
+    sx = b_slot[x]
+    if sx >= 0:
+        for e in range(b_ptr[sx], b_ptr[sx + 1]):
+            if b_rank[e] < r:
+                z = b_partner[e]
+                side[bits0 + (z >> 6)] &= ~(np.int64(1) << (z & 63))
+    total = 0
+    for i in range(cnt[lv]):
+        w = cand[c0 + i]
+        ws, d = offsets[w], degree[w]
+        if d > _GALLOP_RATIO * xd:
+            q = 0
+            for j in range(xd):
+                z = pool[xs + j]
+                q = _gallop(pool, ws, d, q, z)
+                if q >= d:
+                    break
+                if pool[ws + q] == z and _has_bit(side, bits0, z):
+                    total += 1
+            work[0] += xd
+            work[1] += xd
+        else:
+            total += _bits_count(pool, ws, d, side, bits0, work)
+        sw = b_slot[w]
+        if sw < 0:
+            continue
+        for e in range(b_ptr[sw], b_ptr[sw + 1]):
+            z = b_partner[e]
+            if b_rank[e] < r and _has_bit(side, bits0, z) and contains(pool, ws, d, z):
+                total -= 1
+    for i in range(xd):
+        side[bits0 + (pool[xs + i] >> 6)] = 0
+    side[bits0 + (o >> 6)] = 0
+    work[0] += xd
+    work[1] += cnt[lv]
+    return total
 
 
 # A memo plan's prefix is counted from the seed side (`_reverse_count`) when the rows it reads
@@ -877,7 +948,8 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     (`seed_swaps`).  A plan p with shared2[p] != 0 takes level 2's set from the task run just
     before when that one had such a plan, the same seed pair (either way round) and the same
     rank (`level2_shared`).  A plan with memos[p] != 0 ends its tasks by `_memo_count`, in a
-    memo of memo_slots slots (a power of two; 0 when no plan has one)."""
+    memo of memo_slots slots (a power of two; 0 when no plan has one); one with
+    last_twos[p] = _LAST_FUSED by `_fused_count`."""
     cand = np.empty(k * width, dtype=np.int32)
     cnt = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
@@ -889,7 +961,8 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     bits[:_BIT_ROWS] = 0 if seed_bits else -1
     memo = np.full((3, memo_slots + 1), -1, dtype=np.int32)
     memo[2, memo_slots] = 0
-    side = np.zeros(3 + width + words if memo_slots > 0 else 1, dtype=np.int64)
+    sided = memo_slots > 0 or (last_twos == _LAST_FUSED).any()
+    side = np.zeros(3 + width + words if sided else 1, dtype=np.int64)
     side[0] = -1
     _run_tasks(c, n_chunks, counts, work[c], offsets, degree, pool, orders, conns, cmps, bases, deps,
                last_twos, k, induced, tu, tv, tr, tp, b_slot, b_ptr, b_partner, b_rank, iso_masks,
@@ -990,6 +1063,10 @@ class EngineOptions(NamedTuple):
     reuse_level2: where every plan's level 2 is the seed's common neighbours (`level2_shared`:
     the diamond), one thread runs a seed pair's tasks one after another and builds that set
     once for all of them (DELTAMATCH_CPU_REUSE_LEVEL2=0).
+    fuse_last: a plan whose last level is level 2's row against a seed row (`fused_plans`:
+    the 4-cycle, the diamond's outer-edge plans) counts its last two levels in one pass per
+    task, each level-2 row against a bit set of the seed's part built once per task
+    (`_fused_count`; DELTAMATCH_CPU_FUSE_LAST=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -1001,6 +1078,7 @@ class EngineOptions(NamedTuple):
     last_memo: bool = True
     reverse_last: bool = True
     reuse_level2: bool = True
+    fuse_last: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -1010,22 +1088,24 @@ class EngineOptions(NamedTuple):
                    drive_short=_env_switch("DELTAMATCH_CPU_DRIVE_SHORT"),
                    last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"),
                    reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"),
-                   reuse_level2=_env_switch("DELTAMATCH_CPU_REUSE_LEVEL2"))
+                   reuse_level2=_env_switch("DELTAMATCH_CPU_REUSE_LEVEL2"),
+                   fuse_last=_env_switch("DELTAMATCH_CPU_FUSE_LAST"))
 
 
-# (seed_swaps, memo_plans, level2_shared) per plan table, keyed by id(plans.order) and kept
-# with that array, so a recycled id never matches: every batch counts with the same tables again.
-_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+# (seed_swaps, memo_plans, level2_shared, fused_plans) per plan table, keyed by id(plans.order)
+# and kept with that array, so a recycled id never matches: every batch counts with the same
+# tables again.
+_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
 _PLAN_EXTRAS_KEPT = 64
 
 
-def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     hit = _PLAN_EXTRAS.get(id(plans.order))
     if hit is not None and hit[0] is plans.order:
         return hit[1]
     if len(_PLAN_EXTRAS) >= _PLAN_EXTRAS_KEPT:
         _PLAN_EXTRAS.clear()
-    extras = seed_swaps(plans), memo_plans(plans), level2_shared(plans)
+    extras = seed_swaps(plans), memo_plans(plans), level2_shared(plans), fused_plans(plans)
     _PLAN_EXTRAS[id(plans.order)] = (plans.order, extras)
     return extras
 
@@ -1063,6 +1143,25 @@ def memo_plans(plans: PlanTable) -> np.ndarray:
     return memos
 
 
+def fused_plans(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 when counting may end its tasks by `_fused_count`, else 0.
+
+    That is an edge-induced plan with k = 4 ending LAST_EACH whose last level draws from
+    adjacency rows (no base set), has no bounds and is adjacent to position 2 and to one seed
+    position: its set for a level-2 vertex w is N(w) intersected with a part of that seed's row
+    that depends on the seed alone (the memo plans' shape, `memo_plans`, with no middle
+    positions).
+    """
+    fused = np.zeros(plans.order.shape[0], dtype=np.int8)
+    if plans.induced or plans.k != 4:
+        return fused
+    for p in range(fused.shape[0]):
+        conn, cmp = plans.conn[p, 3], plans.cmp[p, 3]
+        fused[p] = (plans.last_two[p] == LAST_EACH and plans.base[p, 3] < 0 and conn[2] == 1
+                    and conn[0] + conn[1] == 1 and not cmp.any())
+    return fused
+
+
 def seed_swaps(plans: PlanTable) -> np.ndarray:
     """Per plan (int8): 1 or -1 when a task may run its seed (u, v) as (v, u), placing the
     lower-degree endpoint at position 1 or 0, whichever alone is level 2's neighbour; else 0.
@@ -1092,11 +1191,14 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    swaps, memos, shared2 = _plan_extras(plans)
+    swaps, memos, shared2, fused = _plan_extras(plans)
     if not options.seed_swap:
         swaps = np.zeros_like(swaps)
     if not options.last_memo:
         memos = np.zeros_like(memos)
+    last_twos = plans.last_two.astype(np.int64)
+    if options.fuse_last and fused.any():
+        last_twos[fused != 0] = _LAST_FUSED
     threads = numba.get_num_threads()
     serial = tasks.size < _PARALLEL_MIN_TASKS or threads == 1
     if options.reuse_level2 and serial and shared2.any():
@@ -1109,7 +1211,7 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
     vertices = graph.offsets.shape[0]
     memo_slots = min(_MEMO_MAX_SLOTS, 1 << (2 * vertices - 1).bit_length()) if memos.any() else 0
     args = (graph.offsets, graph.degree, graph.pool, plans.order, plans.conn, plans.cmp,
-            plans.base.astype(np.int64), plans.dep.astype(np.int64), plans.last_two.astype(np.int64),
+            plans.base.astype(np.int64), plans.dep.astype(np.int64), last_twos,
             plans.k, plans.induced, tasks.u, tasks.v, tasks.rank, tasks.plan,
             batch.slot, batch.ptr, batch.partner, batch.rank, plans.iso_masks,
             check_other, width, out_offsets, out, emit,
@@ -1148,7 +1250,7 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
           EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
-                        last_memo=False, reverse_last=False, reuse_level2=False))
+                        last_memo=False, reverse_last=False, reuse_level2=False, fuse_last=False))
     return out
 
 

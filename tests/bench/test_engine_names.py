@@ -21,6 +21,7 @@ from deltamatch.bench.engine_names import ABLATION_PAIRS, ENGINES, INCREMENTAL, 
         ("cpu-all-nomemo", EngineVariant("cpu", True, True, True, last_memo=False)),
         ("cpu-1-norev", EngineVariant("cpu", False, True, True, reverse_last=False)),
         ("cpu-1-noreuse", EngineVariant("cpu", False, True, True, reuse_level2=False)),
+        ("cpu-1-nofuse", EngineVariant("cpu", False, True, True, fuse_last=False)),
     ],
 )
 def test_engine_variant_switches(name, variant):

@@ -297,6 +297,63 @@ def test_triangle_tasks_counted_by_pair_intersection_keep_every_task_count():
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
 
+def test_fused_plans_are_the_four_vertex_plans_whose_last_level_is_level_2s_row_against_one_seed_row():
+    cycle, diamond = parse_pattern("4-cycle"), parse_pattern("diamond")
+    assert cpu_engine.fused_plans(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
+    assert cpu_engine.fused_plans(compile_plans(diamond, shared_plans(diamond))).tolist() == [1, 1, 0]
+    for name in ("4-cycle", "diamond"):  # induced: the last level also tests the other seed's row
+        p = parse_pattern(name, induced=True)
+        assert not cpu_engine.fused_plans(compile_plans(p, shared_plans(p))).any()
+    for name in ("triangle", "4-clique", "house", "tailed-triangle"):
+        p = parse_pattern(name)
+        assert not cpu_engine.fused_plans(compile_plans(p, shared_plans(p))).any()
+
+
+@pytest.mark.parametrize("plans", [shared_plans, per_edge_plans], ids=["shared", "per-edge"])
+@pytest.mark.parametrize("name", ["4-cycle", "diamond", "tailed-triangle"])
+def test_fuse_last_keeps_every_task_count_on_hub_rows(name, plans):
+    """Both sides of a mixed batch on hub rows (level-2 rows from shorter than the seed's to
+    many times longer: the bit-set scan and the gallop), the fused count on and off: the same
+    per-task counts, and different work where a plan is fused (the path was taken)."""
+    p = parse_pattern(name)
+    g, batch = _batch_setup(9, 8)
+    table = compile_plans(p, plans(p))
+    fused = cpu_engine.fused_plans(table)
+    for tasks, view in _sides(g, batch, table):
+        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
+        off_on = (cpu_engine.EngineOptions(fuse_last=False), cpu_engine.EngineOptions())
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
+                  for options, w in zip(off_on, work, strict=True)]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+        assert (work[0][1] != work[1][1]) == bool(fused.any())
+
+
+def _star_batch_case():
+    """A graph and a mixed batch in which a low-degree vertex loses every edge and gains a star
+    (many batch partners, of ranks on both sides of each task's) among scattered pairs."""
+    edges = rmat_edges(9, edge_factor=8, seed=4)
+    edges = edges[np.random.default_rng(2).permutation(edges.shape[0])]
+    g = _graph(edges[:-300])
+    c = int(np.flatnonzero((g.degree >= 4) & (g.degree <= 12))[0])
+    ext = g.vertices.external
+    star = np.array([(int(ext[c]), int(x)) for x in ext[:150] if x != ext[c]])
+    own = np.array([(int(ext[c]), int(ext[x])) for x in g.pool[g.offsets[c]:g.offsets[c] + g.degree[c]]])
+    return g, g.normalize(np.concatenate([edges[-300:], star]), np.concatenate([own, edges[:150]]))
+
+
+@pytest.mark.parametrize("name", ["4-cycle", "diamond"])
+def test_fuse_last_keeps_every_task_count_with_many_batch_partners(name):
+    """The fused count's exclusions (the seed part's once per task, each level-2 vertex's pairs)
+    against the search's, on both sides of `_star_batch_case`."""
+    p = parse_pattern(name)
+    g, batch = _star_batch_case()
+    table = compile_plans(p, shared_plans(p))
+    for tasks, view in _sides(g, batch, table):
+        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options)
+                  for options in (cpu_engine.EngineOptions(fuse_last=False), cpu_engine.EngineOptions())]
+        assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
+
+
 def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
     house, cycle = parse_pattern("house"), parse_pattern("5-cycle")
     assert cpu_engine.memo_plans(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]
