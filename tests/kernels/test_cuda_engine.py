@@ -41,6 +41,22 @@ def loaded_graph(edges: np.ndarray) -> DynamicGraph:
     return g
 
 
+def assert_old_side_equals_cpu(g: DynamicGraph, plans, rng: np.random.Generator, n: int, count) -> None:
+    """On a random mixed batch over n vertices, `count(tasks, batch_view)` of its old side equals
+    the CPU engine's per-task counts on g."""
+    present = g.edges()
+    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
+    ins = rng.integers(0, n, size=(20, 2))
+    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
+    view = g.batch_view(nb.changed)
+    try:
+        old = batch_tasks(plans, nb.changed, nb.deleted.shape[0], OLD)
+        np.testing.assert_array_equal(count(old, view),
+                                      cpu_engine.count_tasks(g.view(), plans, old, view, plans.induced))
+    finally:
+        g.release(view)
+
+
 def cpu_static_count(g: DynamicGraph, plans) -> int:
     """The CPU engine's whole-graph count of a static plan table."""
     return int(cpu_engine.count_tasks(g.view(), plans, TaskList.static(g.internal_edges()),
@@ -209,17 +225,8 @@ def test_hub_bitmaps_count_and_list_as_the_cpu_engine(name: str, induced: bool) 
         cuda_engine.count_tasks(hubs, pat.static, static, batch0, stats=cuda_engine.KernelStats()), want)
     np.testing.assert_array_equal(cuda_engine.list_tasks(hubs, pat.static, static, batch0, want),
                                   cpu_engine.list_tasks(g.view(), pat.static, static, batch0, want))
-    present = g.edges()
-    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
-    ins = rng.integers(0, 60, size=(20, 2))
-    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
-    view = g.batch_view(nb.changed)
-    try:
-        old = batch_tasks(pat.batch, nb.changed, nb.deleted.shape[0], OLD)
-        want = cpu_engine.count_tasks(g.view(), pat.batch, old, view, induced)
-        np.testing.assert_array_equal(cuda_engine.count_tasks(hubs, pat.batch, old, view, induced), want)
-    finally:
-        g.release(view)
+    assert_old_side_equals_cpu(g, pat.batch, rng, 60, lambda tasks, view: cuda_engine.count_tasks(
+        hubs, pat.batch, tasks, view, induced))
 
 
 def test_device_info_names_the_gpu() -> None:
@@ -268,18 +275,8 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
     if setting.split and walked and want.max() > 0:
         assert stats.deferred > 0 and stats.chunks >= stats.deferred
     assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
-    present = g.edges()
-    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
-    ins = rng.integers(0, 50, size=(20, 2))
-    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
-    view = g.batch_view(nb.changed)
-    try:
-        old = batch_tasks(pat.batch, nb.changed, nb.deleted.shape[0], OLD)
-        want = cpu_engine.count_tasks(g.view(), pat.batch, old, view, induced)
-        got = cuda_engine.count_tasks(g.view(), pat.batch, old, view, induced, balance=setting)
-        np.testing.assert_array_equal(got, want)
-    finally:
-        g.release(view)
+    assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
+        g.view(), pat.batch, tasks, view, induced, balance=setting))
 
 
 def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
