@@ -186,6 +186,16 @@ def _random_batch_case(seed: int):
     return old, np.concatenate([insert, clique]), delete
 
 
+def _switched(g, table, tasks, view, switch: str, induced: bool = False):
+    """(per-task counts, work counters) with `EngineOptions`' `switch` off, then on (the default)."""
+    counts, work = [], []
+    for options in (cpu_engine.EngineOptions(**{switch: False}), cpu_engine.EngineOptions()):
+        work.append(np.zeros(2, np.int64))
+        counts.append(cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options,
+                                             work=work[-1]))
+    return counts, work
+
+
 def _sides(g, batch, table):
     """(tasks, batch view) of the old side of `batch` on g as it is, then, g having applied the
     batch, of the new side; the view is released afterwards."""
@@ -246,8 +256,7 @@ def test_seed_swap_keeps_every_task_count(name, induced):
     table = compile_plans(p, shared_plans(p))
     tasks = batch_tasks(table, batch.changed, batch.deleted.shape[0], NEW)
     view = g.batch_view(batch.changed)
-    counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
-              for options in (cpu_engine.EngineOptions(seed_swap=False), cpu_engine.EngineOptions())]
+    counts, _ = _switched(g, table, tasks, view, "seed_swap", induced)
     g.release(view)
     assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
@@ -268,8 +277,7 @@ def test_count_paths_keep_every_task_count_on_hub_rows(switch, name, induced):
     assert g.max_degree >= 4 * getattr(cpu_engine, COUNT_PATHS[switch][0])
     table = compile_plans(p, shared_plans(p))
     for tasks, view in _sides(g, batch, table):
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options)
-                  for options in (cpu_engine.EngineOptions(**{switch: False}), cpu_engine.EngineOptions())]
+        counts, _ = _switched(g, table, tasks, view, switch, induced)
         assert np.array_equal(counts[0], counts[1])
         if switch == "set_count":
             assert counts[0].sum() > 0
@@ -280,20 +288,15 @@ def test_triangle_tasks_counted_by_pair_intersection_keep_every_task_count():
     low-degree vertex loses every edge and gains a star (many batch partners to walk, of ranks
     on both sides of each task's) among scattered pairs."""
     p = parse_pattern("triangle")
-    edges = rmat_edges(9, edge_factor=8, seed=4)
-    edges = edges[np.random.default_rng(1).permutation(edges.shape[0])]
-    g = _graph(edges[:-300])
-    rows = {v: set(g.pool[g.offsets[v]:g.offsets[v] + g.degree[v]].tolist()) for v in range(len(g.vertices))}
-    low = [v for v in rows if 4 <= len(rows[v]) <= 12]
-    c = max(low, key=lambda v: sum(len(rows[v] & rows[x]) for x in rows[v]))
-    ext = g.vertices.external
-    star = np.array([(int(ext[c]), int(x)) for x in ext[:150] if x != ext[c]])
-    own = np.array([(int(ext[c]), int(ext[x])) for x in sorted(rows[c])])
-    batch = g.normalize(np.concatenate([edges[-300:], star]), np.concatenate([own, edges[:150]]))
+
+    def most_triangles(g, low):
+        rows = [set(g.pool[g.offsets[v]:g.offsets[v] + g.degree[v]].tolist()) for v in range(len(g.vertices))]
+        return max(low, key=lambda v: sum(len(rows[v] & rows[x]) for x in rows[v]))
+
+    g, batch = _star_batch_case(1, most_triangles)
     table = compile_plans(p, shared_plans(p))
     for tasks, view in _sides(g, batch, table):
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options)
-                  for options in (cpu_engine.EngineOptions(set_count=False), cpu_engine.EngineOptions())]
+        counts, _ = _switched(g, table, tasks, view, "set_count")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
 
@@ -320,21 +323,19 @@ def test_fuse_last_keeps_every_task_count_on_hub_rows(name, plans):
     table = compile_plans(p, plans(p))
     fused = cpu_engine.fused_plans(table)
     for tasks, view in _sides(g, batch, table):
-        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
-        off_on = (cpu_engine.EngineOptions(fuse_last=False), cpu_engine.EngineOptions())
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
-                  for options, w in zip(off_on, work, strict=True)]
+        counts, work = _switched(g, table, tasks, view, "fuse_last")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert (work[0][1] != work[1][1]) == bool(fused.any())
 
 
-def _star_batch_case():
-    """A graph and a mixed batch in which a low-degree vertex loses every edge and gains a star
-    (many batch partners, of ranks on both sides of each task's) among scattered pairs."""
+def _star_batch_case(seed: int, centre=lambda g, low: low[0]):
+    """A graph (RMAT-9, edges permuted by `seed`) and a mixed batch in which a low-degree vertex,
+    `centre(g, low)` of the vertices `low` of degree 4-12, loses every edge and gains a star (many
+    batch partners, of ranks on both sides of each task's) among scattered pairs."""
     edges = rmat_edges(9, edge_factor=8, seed=4)
-    edges = edges[np.random.default_rng(2).permutation(edges.shape[0])]
+    edges = edges[np.random.default_rng(seed).permutation(edges.shape[0])]
     g = _graph(edges[:-300])
-    c = int(np.flatnonzero((g.degree >= 4) & (g.degree <= 12))[0])
+    c = int(centre(g, [int(v) for v in np.flatnonzero((g.degree >= 4) & (g.degree <= 12))]))
     ext = g.vertices.external
     star = np.array([(int(ext[c]), int(x)) for x in ext[:150] if x != ext[c]])
     own = np.array([(int(ext[c]), int(ext[x])) for x in g.pool[g.offsets[c]:g.offsets[c] + g.degree[c]]])
@@ -346,11 +347,10 @@ def test_fuse_last_keeps_every_task_count_with_many_batch_partners(name):
     """The fused count's exclusions (the seed part's once per task, each level-2 vertex's pairs)
     against the search's, on both sides of `_star_batch_case`."""
     p = parse_pattern(name)
-    g, batch = _star_batch_case()
+    g, batch = _star_batch_case(2)
     table = compile_plans(p, shared_plans(p))
     for tasks, view in _sides(g, batch, table):
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options)
-                  for options in (cpu_engine.EngineOptions(fuse_last=False), cpu_engine.EngineOptions())]
+        counts, _ = _switched(g, table, tasks, view, "fuse_last")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
 
@@ -380,14 +380,11 @@ def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkey
     table = compile_plans(p, plans(p))
     assert cpu_engine.memo_plans(table).any()
     for tasks, view in _sides(g, batch, table):
-        off_on = (cpu_engine.EngineOptions(last_memo=False), cpu_engine.EngineOptions())
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options) for options in off_on]
+        counts, _ = _switched(g, table, tasks, view, "last_memo")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         if slots is None:  # the memo answers repeats without reading the last level's rows
             memo_tasks = tasks.take(np.flatnonzero(cpu_engine.memo_plans(table)[tasks.plan]))
-            work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
-            for options, w in zip(off_on, work, strict=True):
-                cpu_engine.count_tasks(g.view(), table, memo_tasks, view, options=options, work=w)
+            _, work = _switched(g, table, memo_tasks, view, "last_memo")
             assert 2 * work[1][0] < work[0][0]
 
 
@@ -400,10 +397,7 @@ def test_reverse_last_keeps_every_task_count_on_hub_rows(name, plans):
     g, batch = _batch_setup(9, 8)
     table = compile_plans(p, plans(p))
     for tasks, view in _sides(g, batch, table):
-        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
-        off_on = (cpu_engine.EngineOptions(reverse_last=False), cpu_engine.EngineOptions())
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, options=options, work=w)
-                  for options, w in zip(off_on, work, strict=True)]
+        counts, work = _switched(g, table, tasks, view, "reverse_last")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert not np.array_equal(work[0], work[1])
 
@@ -436,17 +430,14 @@ def _reuse_level2_case(name: str, induced: bool) -> None:
     g, batch = _batch_setup(9, 8)
     table = compile_plans(p, shared_plans(p))
     several = int(cpu_engine.level2_shared(table).sum()) > 1
-    off_on = (cpu_engine.EngineOptions(reuse_level2=False), cpu_engine.EngineOptions())
     for tasks, view in _sides(g, batch, table):
-        work = [np.zeros(2, np.int64), np.zeros(2, np.int64)]
-        counts = [cpu_engine.count_tasks(g.view(), table, tasks, view, induced, options=options, work=w)
-                  for options, w in zip(off_on, work, strict=True)]
+        counts, work = _switched(g, table, tasks, view, "reuse_level2", induced)
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         assert (work[1][0] < work[0][0]) == several
     static = compile_plans(p, [static_plan(p)])
     tasks = TaskList.static(g.internal_edges())
     empty = g.batch_view(np.zeros((0, 2), np.int32))
-    counts = [cpu_engine.count_tasks(g.view(), static, tasks, empty, options=options) for options in off_on]
+    counts, _ = _switched(g, static, tasks, empty, "reuse_level2")
     g.release(empty)
     assert np.array_equal(counts[0], counts[1])
 
