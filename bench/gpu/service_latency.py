@@ -551,7 +551,7 @@ def main() -> int:
         print("\n(a) by DELTAMATCH_DIRECT_CHANNEL (the API -> scheduler call over the scheduler's socket "
               "or through Ray):\n| channel | batches | e2e p50 ms | e2e p99 ms | scheduler_call p50 ms "
               "| http p50 ms |\n|---|---|---|---|---|---|")
-        for channel in args.direct_channel.split(","):
+        for channel in dict.fromkeys(args.direct_channel.split(",")):  # a setting run twice: one row
             rows = [r for r in run.rows if r["part"] == "a" and r["channel"] == channel]
             stages = [json.loads(r["stages_ms"]) for r in rows]
             print(f"| {channel} | {len(rows)} | {_pct([r['e2e_ms'] for r in rows], 50):.2f} | "

@@ -1,8 +1,9 @@
 """A direct request channel from the API process to the scheduler actor, beside Ray.
 
-A Ray actor call from the API to the scheduler cost 1.6-2.3 ms p50 on the dev VM (an asyncio
-driver awaiting a threaded actor; 3-6 ms inside the service under load), a request-reply over a
-Unix socket 0.15-0.17 ms (docs/PERFORMANCE.md, "The local route's milliseconds").  So the
+A Ray actor call from the API to the scheduler cost 1.4-2.4 ms p50 on the dev VM (an asyncio
+driver awaiting the actor, whatever its concurrency; 3.9-5.1 ms as `scheduler_call` inside the
+service under load, 2.6-3.1 ms on the H200 host), a request-reply over a Unix socket 0.16-0.26 ms
+(docs/PERFORMANCE.md, "The local route's milliseconds").  So the
 batch hot path goes over a socket the scheduler actor listens on, as SGLang's and vLLM's API
 servers talk to their schedulers; Ray still places, owns and restarts the actor, and every
 other call goes through it.

@@ -44,6 +44,20 @@ class Recorder:
         return {"inserted": insert.shape[0]}, {"insert": insert, "delete": delete}
 
 
+@pytest.fixture
+def serve():
+    """Starts `ChannelServer(handler, methods)`; every server started is closed after the test."""
+    servers: list[ChannelServer] = []
+
+    def start(handler, methods) -> ChannelServer:
+        servers.append(ChannelServer(handler, methods))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
 def _call(server: ChannelServer, method: str, *args):
     async def run():
         client = await ChannelClient.connect(server.address)
@@ -71,73 +85,58 @@ def _calls(server: ChannelServer, *calls: tuple) -> list:
     return asyncio.run(run())
 
 
-def test_a_call_answers_the_methods_value_and_a_raised_exception_as_its_cause():
+def test_a_call_answers_the_methods_value_and_a_raised_exception_as_its_cause(serve):
     handler = Recorder()
-    server = ChannelServer(handler, ("apply", "fail"))
-    try:
-        insert = np.arange(200, dtype=np.int64).reshape(100, 2)
-        answer, info = _call(server, "apply", insert, None)
-        assert answer == {"inserted": 100}
-        assert info["insert"].tolist() == insert.tolist() and info["delete"] is None
-        with pytest.raises(ChannelCallError) as raised:
-            _call(server, "fail")
-        assert isinstance(raised.value.cause, LogWriteError) and raised.value.cause.errno == errno.ENOSPC
-        assert handler.calls == ["apply", "fail"]
-    finally:
-        server.close()
+    server = serve(handler, ("apply", "fail"))
+    insert = np.arange(200, dtype=np.int64).reshape(100, 2)
+    answer, info = _call(server, "apply", insert, None)
+    assert answer == {"inserted": 100}
+    assert info["insert"].tolist() == insert.tolist() and info["delete"] is None
+    with pytest.raises(ChannelCallError) as raised:
+        _call(server, "fail")
+    assert isinstance(raised.value.cause, LogWriteError) and raised.value.cause.errno == errno.ENOSPC
+    assert handler.calls == ["apply", "fail"]
 
 
-def test_a_client_without_the_key_is_closed_and_runs_nothing():
+def test_a_client_without_the_key_is_closed_and_runs_nothing(serve):
     handler = Recorder()
-    server = ChannelServer(handler, ("apply",))
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10)
-            sock.connect(server.address.name)
-            sock.sendall(bytes(len(server.address.key)) + b"\x10" + bytes(7) + b"\x80\x05N." * 4)
-            try:
-                got = sock.recv(1)
-            except ConnectionResetError:  # closed with the request unread
-                got = b""
-            assert got == b""  # no answer
-        assert handler.calls == []
-    finally:
-        server.close()
+    server = serve(handler, ("apply",))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(server.address.name)
+        sock.sendall(bytes(len(server.address.key)) + b"\x10" + bytes(7) + b"\x80\x05N." * 4)
+        try:
+            got = sock.recv(1)
+        except ConnectionResetError:  # closed with the request unread
+            got = b""
+        assert got == b""  # no answer
+    assert handler.calls == []
 
 
-def test_a_method_the_server_does_not_serve_is_refused_without_running():
+def test_a_method_the_server_does_not_serve_is_refused_without_running(serve):
     handler = Recorder()
-    server = ChannelServer(handler, ("apply",))
-    try:
-        with pytest.raises(ChannelCallError) as raised:
-            _call(server, "fail")
-        assert isinstance(raised.value.cause, ValueError) and "'fail'" in str(raised.value.cause)
-        assert handler.calls == []
-    finally:
-        server.close()
+    server = serve(handler, ("apply",))
+    with pytest.raises(ChannelCallError) as raised:
+        _call(server, "fail")
+    assert isinstance(raised.value.cause, ValueError) and "'fail'" in str(raised.value.cause)
+    assert handler.calls == []
 
 
-def test_an_answer_that_does_not_unpickle_is_an_error_and_the_connection_goes_on():
+def test_an_answer_that_does_not_unpickle_is_an_error_and_the_connection_goes_on(serve):
     handler = Recorder()
-    server = ChannelServer(handler, ("apply", "garble"))
-    try:
-        one = np.ones((1, 2), dtype=np.int64)
-        garbled, answer = _calls(server, ("garble",), ("apply", one, None))
-        assert isinstance(garbled, ChannelCallError) and isinstance(garbled.cause, RuntimeError)
-        assert "did not unpickle" in str(garbled.cause)
-        assert answer[0] == {"inserted": 1}
-    finally:
-        server.close()
+    server = serve(handler, ("apply", "garble"))
+    one = np.ones((1, 2), dtype=np.int64)
+    garbled, answer = _calls(server, ("garble",), ("apply", one, None))
+    assert isinstance(garbled, ChannelCallError) and isinstance(garbled.cause, RuntimeError)
+    assert "did not unpickle" in str(garbled.cause)
+    assert answer[0] == {"inserted": 1}
 
 
-def test_a_client_that_sends_nothing_is_closed_after_the_connect_timeout():
-    server = ChannelServer(Recorder(), ("apply",))
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(CONNECT_TIMEOUT_S + 10)
-            sock.connect(server.address.name)
-            t0 = time.monotonic()
-            assert sock.recv(1) == b""
-            assert CONNECT_TIMEOUT_S - 1 <= time.monotonic() - t0 < CONNECT_TIMEOUT_S + 5
-    finally:
-        server.close()
+def test_a_client_that_sends_nothing_is_closed_after_the_connect_timeout(serve):
+    server = serve(Recorder(), ("apply",))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(CONNECT_TIMEOUT_S + 10)
+        sock.connect(server.address.name)
+        t0 = time.monotonic()
+        assert sock.recv(1) == b""
+        assert CONNECT_TIMEOUT_S - 1 <= time.monotonic() - t0 < CONNECT_TIMEOUT_S + 5
