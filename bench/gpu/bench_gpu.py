@@ -211,6 +211,7 @@ BALANCES = {
     "unroll": engine.Balance(steal=False),
     "steal": engine.Balance(fill=False),
     "all": engine.Balance(),
+    "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
 }
 
 
@@ -509,7 +510,7 @@ def main() -> int:
         "--ablation",
         default="none,heavy,split",
         help="also time every batch with these settings: none, heavy, split, unroll, steal, nohub (all but "
-        "the hub bitmaps; 'all' always runs)",
+        "the hub bitmaps), nowindow (all but the pair loop's window; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

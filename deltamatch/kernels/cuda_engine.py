@@ -66,31 +66,34 @@ def compile_options(compute_capability: str) -> tuple[str, ...]:
     )
 
 
-def module(name: str, stats: bool = False):
+def module(name: str, stats: bool = False, pair_window: bool = True):
     """The compiled RawModule of kernels/<name> for the current device (compiled once); `stats`:
-    the build whose kernels keep the DM_ST_* counters (match.cu's DM_STATS)."""
+    the build whose kernels keep the DM_ST_* counters (match.cu's DM_STATS); `pair_window=False`:
+    the build whose pair loop searches every pair's candidate in the whole list (DM_PAIR_WINDOW)."""
     cp = cupy()
     dev = cp.cuda.Device()
-    key = (dev.id, name, stats)
+    key = (dev.id, name, stats, pair_window)
     mod = _modules.get(key)
     if mod is None:
         source = (KERNEL_DIR / name).read_text()
-        options = compile_options(dev.compute_capability) + (("-DDM_STATS=1",) if stats else ())
+        options = (compile_options(dev.compute_capability) + (("-DDM_STATS=1",) if stats else ())
+                   + (() if pair_window else ("-DDM_PAIR_WINDOW=0",)))
         mod = cp.RawModule(code=source, options=options, backend="nvrtc")
         mod.compile()
         _modules[key] = mod
     return mod
 
 
-def kernel(module_name: str, function: str, stats: bool = False):
-    return module(module_name, stats).get_function(function)
+def kernel(module_name: str, function: str, stats: bool = False, pair_window: bool = True):
+    return module(module_name, stats, pair_window).get_function(function)
 
 
-def warm_up() -> None:
+def warm_up(pair_window: bool = True) -> None:
     """Compile every kernel module the service runs now (worker start) rather than on the first
-    batch; the statistics build of match.cu is compiled when a run first asks for statistics."""
+    batch, match.cu in the build `pair_window` selects; the statistics build of match.cu is
+    compiled when a run first asks for statistics."""
     for name in ("match.cu", "graph.cu", "formulas.cu"):
-        module(name)
+        module(name, pair_window=pair_window)
 
 
 class DeviceGraph(NamedTuple):
@@ -256,6 +259,9 @@ class Balance:
     stealing at the last two levels).
     fill (with steal): the first launch gets every resident warp, not one per task, so that a
     batch of fewer tasks than warps still has warps to join its long lists.
+    pair_window (with unroll): a warp step of a pair list finds its pairs' candidates among the 32
+    read at once from where the previous step ended, instead of a binary search of the whole list
+    per pair (match.cu's DM_PAIR_WINDOW: a build of its own).
     """
 
     heavy_first: bool = True
@@ -266,6 +272,7 @@ class Balance:
     steal: bool = True
     share_pairs: int = 2048
     fill: bool = True
+    pair_window: bool = True
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False)
@@ -593,7 +600,8 @@ class _MatchRun:
                 queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
                 self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row))
-        match = kernel("match.cu", function, stats=self.stats is not None)
+        match = kernel("match.cu", function, stats=self.stats is not None,
+                       pair_window=self.balance.pair_window)
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         if self.stats is not None:

@@ -150,6 +150,9 @@ struct WarpState {
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
     dm_i64 task;
     dm_u64 lists;  // pair lists this warp has published (their ids on the board)
+    // The pair loop's window start (step_owner); here rather than in a register, which match_tasks
+    // would spill.
+    int cursor;
 };
 
 // Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
@@ -590,10 +593,11 @@ struct PairList {
     int n;
 };
 
-// The candidate owning pair f: the i with S[i] <= f < S[i+1].
+// The candidate owning pair f: the i with S[i] <= f < S[i+1], searched from candidate `lo` on
+// (S[lo] <= f).
 template <bool CG>
-__device__ __forceinline__ int pair_owner(const PairList& pl, dm_i64 f) {
-    int lo = 0, hi = pl.n;
+__device__ __forceinline__ int pair_owner(const PairList& pl, dm_i64 f, int lo = 0) {
+    int hi = pl.n;
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
         if (load<CG>(pl.S + 1 + mid) <= f) {
@@ -605,17 +609,44 @@ __device__ __forceinline__ int pair_owner(const PairList& pl, dm_i64 f) {
     return lo;
 }
 
+// The owner of pair f, for a warp step whose lanes hold pairs f0 + lane with S[cursor] <= f0: the 32
+// candidates from `cursor` on are read at once (one load per lane) and each lane finds its owner
+// among them by shuffles, instead of a binary search of S per pair; a lane past them (a run of
+// short candidates) searches the rest.
+#ifndef DM_PAIR_WINDOW
+#define DM_PAIR_WINDOW 1
+#endif
+template <bool CG>
+__device__ __forceinline__ int step_owner(const PairList& pl, int cursor, dm_i64 f0, int lane) {
+#if DM_PAIR_WINDOW
+    const int idx = cursor + lane;
+    // where each candidate's pairs end, counted from f0 and capped past the step (32-bit shuffles)
+    const int ends = idx < pl.n ? (int)min(load<CG>(pl.S + 1 + idx) - f0, (dm_i64)64) : 64;
+    const int within = dm_flat_owner(ends, lane);
+    if (__shfl_sync(DM_FULL_MASK, ends, 31) > lane) {
+        return cursor + within;
+    }
+    return pair_owner<CG>(pl, f0 + lane, cursor + 32);
+#else
+    return pair_owner<CG>(pl, f0 + lane);
+#endif
+}
+
 // The matches among pairs [0, total) of the list (same on every lane): all of them, or (`rec`: a
 // list on the board) pieces of DM_CLAIM pairs claimed with its atomic counter until none is left.
 // One loop for both, so that the claims cost no registers beyond the pair loop's own.
 template <bool CG>
-__device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, int lane, const PairList& pl,
+__device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane, const PairList& pl,
                               dm_u64* rec, dm_i64 total, Stats& st) {
     const int l = c.k - 2;
     const int last = c.k - 1;
     dm_u64 found = 0;
     dm_i64 f0 = 0;
     dm_i64 stop = rec != nullptr ? 0 : total;
+    if (lane == 0) {
+        s.cursor = 0;
+    }
+    __syncwarp();
     while (true) {
         if (f0 >= stop) {
             if (rec == nullptr) {
@@ -630,6 +661,11 @@ __device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, in
                 break;
             }
             stop = min(f0 + DM_CLAIM, total);
+            const int at = pair_owner<CG>(pl, f0);
+            if (lane == 0) {
+                s.cursor = at;
+            }
+            __syncwarp();
             if (CG && lane == 0) {
                 count_event(c, DM_ST_SHARED, (dm_u64)(stop - f0));
             }
@@ -637,9 +673,14 @@ __device__ dm_u64 count_pairs(const Ctx& c, const WarpState& s, int p, int r, in
             break;
         }
         const dm_i64 f = f0 + lane;
+        const int i = step_owner<CG>(pl, s.cursor, f0, lane);
+        __syncwarp();
+        if (lane == 31) {
+            s.cursor = i;
+        }
+        __syncwarp();
         bool ok = false;
         if (f < stop) {
-            const int i = pair_owner<CG>(pl, f);
             const LaneMatch lm = lane_match(c, l, load<CG>(pl.C + i), -1, 0);
             int anchor;
             const Checks ch = level_checks(c, s, lm, p, last, anchor);

@@ -37,6 +37,7 @@ SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chu
 UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
 FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every resident warp launched
+PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
@@ -51,12 +52,13 @@ def _switch(env: dict, name: str) -> bool:
 
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
-    """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL and
-    DELTAMATCH_GPU_FILL select (defaults: all on)."""
+    """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
+    DELTAMATCH_GPU_FILL and DELTAMATCH_GPU_PAIR_WINDOW select (defaults: all on)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
-                (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("fill", FILL_ENV))}
+                (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("fill", FILL_ENV),
+                 ("pair_window", PAIR_WINDOW_ENV))}
     if split == "auto":
         return engine.Balance(**switches)
     try:
@@ -379,7 +381,7 @@ class CudaBackend:
         self._cp = cp
         self.balance = balance if balance is not None else balance_from_env()
         self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
-        engine.warm_up()
+        engine.warm_up(self.balance.pair_window)
         self.graph = CudaGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
         self._host: DynamicGraph | None = None

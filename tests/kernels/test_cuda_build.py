@@ -15,14 +15,16 @@ SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
-# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics.
+# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics, and
+# without the pair loop's window.
+MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1"]
 BUILDS = [(source, define) for source in SOURCES
-          for define in (["", "-DDM_STATS=1"] if source.name == "match.cu" else [""])]
+          for define in (MATCH_BUILDS if source.name == "match.cu" else [""])]
 
 
 def compile_report(source: Path, tmp_path: Path, define: str = "") -> str:
     result = subprocess.run(
-        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", *([define] if define else []),
+        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", *define.split(),
          "-c", str(source), "-o", str(tmp_path / (source.stem + ".o"))],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"

@@ -47,6 +47,10 @@ def test_fill_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_FILL": "0"}) == Balance(fill=False)
 
 
+def test_pair_window_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_PAIR_WINDOW": "0"}) == Balance(pair_window=False)
+
+
 @pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
 def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()
@@ -58,7 +62,7 @@ def test_static_method_switches(switch: str) -> None:
 
 @pytest.mark.parametrize("env", [{"DELTAMATCH_GPU_SPLIT": "-1"}, {"DELTAMATCH_GPU_SPLIT": "many"},
                                  {"DELTAMATCH_GPU_UNROLL": "yes"}, {"DELTAMATCH_GPU_STEAL": "2"},
-                                 {"DELTAMATCH_GPU_FILL": "x"}])
+                                 {"DELTAMATCH_GPU_FILL": "x"}, {"DELTAMATCH_GPU_PAIR_WINDOW": "off"}])
 def test_bad_values_are_refused(env: dict) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_"):
         balance_from_env(env)
