@@ -18,7 +18,14 @@ import numpy as np
 
 from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.allocation import COST_POLICIES, Allocation, allocate, check_policy, greedy, split
-from deltamatch.scheduler.cost import Calibrator, PlanShape, g2miner_cost, plan_shape, predict_task_cost
+from deltamatch.scheduler.cost import (
+    Calibrator,
+    PlanShape,
+    common_bound,
+    g2miner_cost,
+    plan_shape,
+    predict_task_cost,
+)
 from deltamatch.scheduler.intake import Intake
 from deltamatch.scheduler.names import Encoded, VertexNames, parse_vertex_pairs
 from deltamatch.scheduler.patterns import Pattern
@@ -260,24 +267,17 @@ class SchedulerCore:
         (default: the core's limit)."""
         limit = self.list_limit if list_limit is None else list_limit
         start = self.clock()
-        policy = self.policy
         encoded = self.encode(insert, delete)
         batch = self.intake.normalize(*encoded.pairs)
         t_intake = self.clock()
-        feats = None
-        if policy in COST_POLICIES and self.routing.mode != "local":  # forced local: nothing to decide
-            common = any(reg.shape.needs_common for reg in self.patterns.values())
-            feats = self.intake.features(batch, common)
-        t_feats = self.clock()
         version = self.version + 1
         changed = batch.changed
         n_del = batch.deleted.shape[0]
         workers = len(self.pool)
         keys = [(pid, side) for pid in self.patterns for side in (OLD, NEW)]
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
-        t0 = self.clock()
-        model = [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
-        local = self.routing.local(None if feats is None else float(sum(m.sum() for m in model)))
+        t_feats = self.clock()
+        feats, model, local = self._predict(batch, keys, groups)
         if local:
             results, times = self._run_local(version, batch, keys, groups, limit)
             picks, predicted_load = [], np.zeros(workers)
@@ -293,7 +293,7 @@ class SchedulerCore:
             outcome.groups = self._record(keys, groups, model, picks, results)
         outcome.predicted_load = [float(x) for x in predicted_load]
         outcome.intake_seconds = t_intake - start
-        outcome.prediction_seconds = (t1 - t0) + (t_feats - t_intake)
+        outcome.prediction_seconds = t1 - t_feats
         outcome.sort_seconds = t2 - t1
         outcome.workers_seconds = t_back - t_send
         outcome.update_seconds = max((r.update_seconds for r in results), default=0.0)
@@ -315,6 +315,28 @@ class SchedulerCore:
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+    def _predict(self, batch: NormalizedBatch, keys, groups) -> tuple[PairFeatures | None, list, bool]:
+        """(features, the model's cost per group, whether the batch runs locally) under the
+        policy and routing.  Eq. 2's common-neighbour counts are the features' costly part: when
+        the batch goes local even with each count at its upper bound (`common_bound`), they are
+        never computed."""
+        if self.policy not in COST_POLICIES or self.routing.mode == "local":  # forced local: no decision
+            return None, [None] * len(keys), self.routing.local(None)
+        common = any(reg.shape.needs_common for reg in self.patterns.values())
+        feats = self.intake.features(batch, False)
+        if common and self.routing.mode == "auto" and self.routing.local_below > 0:
+            bound = PairFeatures(feats.pairs, common_bound(feats.old), common_bound(feats.new))
+            model = self._model(keys, groups, bound)
+            if self.routing.local(_total(model)):
+                return bound, model, True
+        if common:
+            feats = self.intake.features(batch, True)
+        model = self._model(keys, groups, feats)
+        return feats, model, self.routing.local(_total(model))
+
+    def _model(self, keys, groups, feats: PairFeatures) -> list[np.ndarray]:
+        return [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
 
     def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
                      feats: PairFeatures | None, limit: int):
@@ -470,6 +492,11 @@ class SchedulerCore:
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+
+def _total(model: list[np.ndarray]) -> float:
+    """A batch's predicted cost: every group's."""
+    return float(sum(m.sum() for m in model))
 
 
 def _merge(parts: list[SideResult], limit: int, k: int) -> SideResult:

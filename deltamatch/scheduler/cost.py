@@ -25,10 +25,11 @@ one scale per plan, over a window of recent batches (non-negative least squares)
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import factorial
 
 import numpy as np
+from numba import njit
 
 from deltamatch.kernels.plan_table import PlanTable, TaskList
 from deltamatch.workers.features import SideFeatures
@@ -95,27 +96,55 @@ def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
     mean degree at the end of an edge (Σd²/Σd) instead of d̄: the vertices a search
     reaches are neighbours, and on skewed graphs those have far more than d̄ edges.
     """
-    du, dv, common = task_degrees(tasks, pairs, feats)
-    n = float(max(feats.num_vertices, 1))
+    r = tasks.rank
+    if tasks.size and (r.min() < 0 or r.max() >= pairs.shape[0]):
+        raise ValueError("tasks: every task needs a batch rank within the batch's changed pairs")
     davg = float(feats.avg_degree)
     dscan = float(feats.neighbour_degree) if neighbour_scan else davg
-    p = tasks.plan
-    partial = np.ones(tasks.size)
-    cost = np.ones(tasks.size)
-    for level in range(2, shape.k):
-        a, b = shape.adj0[p, level], shape.adj1[p, level]
-        q = shape.rest[p, level]
-        survive = shape.survive[p, level]
-        scan = np.minimum(np.where(a, du, np.inf), np.where(b, dv, np.inf))
-        scan = np.minimum(scan, np.where(q > 0, dscan, np.inf))
-        cost += partial * scan * survive * (1 + shape.checks[p, level])
-        if level < shape.k - 1:
-            eq1 = n * np.where(a, du / n, 1.0) * np.where(b, dv / n, 1.0)
-            size = np.where(a & b, common, eq1) * (davg / n) ** q
-            partial = partial * size * survive
-    seed = shape.seed_cmp[p]
-    pruned = ((seed == -1) & (tasks.v > tasks.u)) | ((seed == 1) & (tasks.v < tasks.u))
-    return np.where(pruned, 1.0, cost)
+    out = np.empty(tasks.size)
+    _task_costs(tasks.u, r, tasks.plan, pairs, feats.deg0, feats.deg1, feats.common,
+                float(max(feats.num_vertices, 1)), davg, dscan,
+                shape.adj0, shape.adj1, shape.rest, shape.checks, shape.survive, shape.seed_cmp, tasks.v, out)
+    return out
+
+
+@njit(cache=True)
+def _task_costs(u, rank, plan, pairs, deg0, deg1, common, n, davg, dscan, adj0, adj1, rest, checks, survive,
+                seed_cmp, v, out):
+    """predict_task_cost's loop: Eq. 1 / Eq. 2 per position, one task at a time."""
+    k = adj0.shape[1]
+    for t in range(u.shape[0]):
+        r = rank[t]
+        flip = u[t] != pairs[r, 0]
+        du = float(deg1[r] if flip else deg0[r])
+        dv = float(deg0[r] if flip else deg1[r])
+        p = plan[t]
+        if (seed_cmp[p] == -1 and v[t] > u[t]) or (seed_cmp[p] == 1 and v[t] < u[t]):
+            out[t] = 1.0
+            continue
+        partial = 1.0
+        cost = 1.0
+        for level in range(2, k):
+            a, b, q = adj0[p, level], adj1[p, level], rest[p, level]
+            scan = np.inf
+            if a:
+                scan = du
+            if b:
+                scan = min(scan, dv)
+            if q > 0:
+                scan = min(scan, dscan)
+            cost += partial * scan * survive[p, level] * (1 + checks[p, level])
+            if level < k - 1:
+                size = float(common[r]) if a and b else n * (du / n if a else 1.0) * (dv / n if b else 1.0)
+                partial = partial * (size * (davg / n) ** q) * survive[p, level]
+        out[t] = cost
+
+
+def common_bound(feats: SideFeatures) -> SideFeatures:
+    """`feats` with every common-neighbour count replaced by its upper bound min(d_u, d_v): the
+    predicted cost grows with the counts, so a cost predicted from these bounds every cost the
+    true counts give, without computing them."""
+    return replace(feats, common=np.minimum(feats.deg0, feats.deg1))
 
 
 def g2miner_cost(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> np.ndarray:

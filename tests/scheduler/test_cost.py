@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from deltamatch.kernels.plan_table import PlanTable, TaskList
-from deltamatch.scheduler.cost import Calibrator, g2miner_cost, plan_shape, predict_task_cost
-from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.cost import Calibrator, common_bound, g2miner_cost, plan_shape, predict_task_cost
+from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import analyze, compile_plans, per_edge_plans, shared_plans
 from deltamatch.workers.features import SideFeatures
 
@@ -133,3 +133,22 @@ def test_neighbour_scan_replaces_the_average_degree_in_scans_only():
     # position 3 scans min(du, Σd²/Σd = 7) instead of min(du, 5); Eq. 1 sizes are unchanged
     cost = predict_task_cost(_task(), shape, PAIRS, _feats(), neighbour_scan=True)
     assert cost == pytest.approx([1 + 4 + 4 * 7 * 2])
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_the_common_neighbour_bound_never_predicts_less(name: str):
+    """Each task's cost with every |N(u) ∩ N(v)| at min(d_u, d_v) is at least its cost with the
+    true counts, so a batch routed local on the bound would be routed local on the counts."""
+    rng = np.random.default_rng(5)
+    pairs = rng.integers(0, 50, size=(40, 2)).astype(np.int32)
+    deg = rng.integers(1, 60, size=(2, 40)).astype(np.int32)
+    feats = SideFeatures(deg[0], deg[1], (np.minimum(deg[0], deg[1]) * rng.random(40)).astype(np.int32),
+                         500, 6.0, 9.0)
+    plans = compile_plans(parse_pattern(name), shared_plans(parse_pattern(name)))
+    shape = plan_shape(plans)
+    tasks = TaskList(pairs[:, 0].copy(), pairs[:, 1].copy(), np.arange(40, dtype=np.int32),
+                     rng.integers(0, plans.order.shape[0], size=40).astype(np.int32))
+    exact = predict_task_cost(tasks, shape, pairs, feats, neighbour_scan=True)
+    bound = predict_task_cost(tasks, shape, pairs, common_bound(feats), neighbour_scan=True)
+    assert np.all(bound >= exact)
+    assert not shape.needs_common or np.any(bound > exact)

@@ -142,6 +142,32 @@ def test_forced_local_computes_no_cost_features(make_core):
     assert out.local and out.deltas[1].added_count == 1 and out.predicted_load == [0.0]
 
 
+def _features_calls(core) -> list[bool]:
+    """The `common` argument of each of the intake's feature computations from now on."""
+    calls, features = [], core.intake.features
+
+    def recorded(batch, common):
+        calls.append(common)
+        return features(batch, common)
+
+    core.intake.features = recorded
+    return calls
+
+
+@pytest.mark.parametrize(("local_below", "local", "calls"), [(float("inf"), True, [False]),
+                                                             (1e-9, False, [False, True])])
+def test_auto_counts_common_neighbours_only_when_their_bound_does_not_decide(make_core, local_below, local,
+                                                                             calls):
+    """The diamond's costs need |N(u) ∩ N(v)|: a batch local even with every count at its bound
+    min(d_u, d_v) is decided without them; otherwise they are counted and decide."""
+    core = make_core(replicas=1, routing=Routing("auto", local_below=local_below))
+    diamond = core.register(parse_pattern("diamond")).id
+    core.apply([(0, 1), (1, 2), (2, 0), (2, 3)], [])
+    seen = _features_calls(core)
+    out = core.apply([(0, 3), (1, 3)], [])  # K4: a diamond per edge left out
+    assert out.local == local and seen == calls and out.deltas[diamond].added_count == 6
+
+
 def test_a_local_batch_that_fails_in_the_search_reaches_no_worker(make_core):
     core = make_core(replicas=2, routing=Routing("local"))
     core.register(parse_pattern("triangle"))

@@ -15,6 +15,7 @@ ENTRY_POINTS = {
                                  "_rewrite_rows_parallel"],
     "deltamatch.workers.features": ["_common_serial", "_common_parallel"],
     "deltamatch.scheduler.allocation": ["_greedy"],
+    "deltamatch.scheduler.cost": ["_task_costs"],
 }
 
 COMPILED = f"""
