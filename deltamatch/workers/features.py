@@ -22,9 +22,9 @@ import numpy as np
 from numba import njit, prange
 
 from deltamatch.kernels import cuda_engine
-from deltamatch.kernels.pair_order import by_source, pair_keys
+from deltamatch.kernels.pair_order import pair_keys
 from deltamatch.kernels.sorted_rows import adjacent, contains, lower_bound
-from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
+from deltamatch.workers.graph import DynamicGraph, NormalizedBatch, updates_by_row
 
 if TYPE_CHECKING:
     from deltamatch.workers.cuda_backend import GpuGraph
@@ -142,22 +142,15 @@ class _Changes:
     num_deleted: int
 
 
-def _changes(batch: NormalizedBatch) -> _Changes:
+def _changes(batch: NormalizedBatch, degree: np.ndarray) -> _Changes:
+    """The batch's changes as a graph of these degrees (G_old) applies them: the features group
+    the changed pairs by vertex with the grouping that graph's update uses (`updates_by_row`)."""
     pairs = batch.changed.astype(np.int32)
     n_del = batch.deleted.shape[0]
-    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    sign = np.ones(src.shape[0], dtype=np.int64)
-    is_del = np.zeros(pairs.shape[0], dtype=np.bool_)
-    is_del[:n_del] = True
-    sign[np.concatenate([is_del, is_del])] = -1
-    order, touched, first = by_source(src, dst)
-    dst, sign = dst[order], sign[order]
-    ptr = np.append(first, dst.shape[0]).astype(np.int64)
-    delta = np.add.reduceat(sign, first) if dst.shape[0] else np.zeros(0, np.int64)
+    order, rows, upd_ptr, upd_nbr, new_degree, _ = updates_by_row(batch, degree)
     keys = pair_keys(np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1]))
-    return _Changes(pairs, touched.astype(np.int32), ptr, dst.astype(np.int32), sign < 0, delta,
-                    np.sort(keys), batch.inserted.shape[0], n_del)
+    return _Changes(pairs, rows.astype(np.int32), upd_ptr, upd_nbr, order < 2 * n_del,
+                    new_degree - degree[rows], np.sort(keys), batch.inserted.shape[0], n_del)
 
 
 def _assemble(ch: _Changes, d_old_t: np.ndarray, common_old: np.ndarray, common_new: np.ndarray,
@@ -193,8 +186,8 @@ def pair_features(graph: DynamicGraph, batch: NormalizedBatch, vertices_old: int
     probed at about `sample` evenly spaced entries and the count scaled up (0: exact).
     This is the reference: `device_pair_features` gives the same values from a `GpuGraph`.
     """
-    ch = _changes(batch)
     degree = graph.degree
+    ch = _changes(batch, degree)
     if square_sum_old is None:
         square_sum_old = int(np.dot(degree.astype(np.int64), degree.astype(np.int64)))
     common_old = np.zeros(ch.pairs.shape[0], dtype=np.int32)
@@ -215,10 +208,9 @@ def device_pair_features(graph: GpuGraph, batch: NormalizedBatch, vertices_old: 
     counted on the device rows (`graph.cu`'s `pair_common`), the degrees read from the graph's
     host copy of them; the batch's own arrays are prepared on the host."""
     cp = cuda_engine.cupy()
-    ch = _changes(batch)
-    if ch.touched.shape[0]:
-        graph.ensure_vertices(int(ch.touched[-1]) + 1)  # a batch's new vertices: empty rows
+    graph.ensure_vertices(int(batch.changed.max(initial=-1)) + 1)  # a batch's new vertices: empty rows
     degree = graph.host_degree[: graph.n]  # the device degrees' host copy
+    ch = _changes(batch, degree)
     if square_sum_old is None:
         d64 = degree.astype(np.int64)
         square_sum_old = int((d64 * d64).sum())

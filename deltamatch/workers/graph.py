@@ -223,8 +223,9 @@ class NormalizedBatch:
     ignored: int
     vertex_base: int = 0
     new_vertices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    # `_updates_by_row` of this batch, kept by the first graph that applies it: the scheduler's
-    # graph and an in-process replica apply the same batch object to equal graphs.  Not pickled.
+    # `grouped_updates` of this batch, kept by the first graph that groups it (`updates_by_row`):
+    # the scheduler's features and graph and an in-process replica use the same batch object on
+    # equal graphs.  Not pickled.
     _by_row: list = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
@@ -381,6 +382,14 @@ def grouped_updates(deleted: np.ndarray, inserted: np.ndarray, degree: np.ndarra
     return (order, *_updates_by_row(keys, order, deleted.shape[0], degree))
 
 
+def updates_by_row(batch: NormalizedBatch, degree: np.ndarray) -> tuple:
+    """`grouped_updates` of `batch` on a graph of these degrees (normalized against it), computed
+    once per batch object."""
+    if not batch._by_row:
+        batch._by_row.append(grouped_updates(batch.deleted, batch.inserted, degree))
+    return batch._by_row[0]
+
+
 @njit(cache=True)
 def _updates_by_row(keys, order, deleted_pairs, degree):
     """A batch's directed updates grouped by row, from `_directed_keys` (the first
@@ -502,9 +511,7 @@ class DynamicGraph:
         admit_vertices(self, batch)
         if batch.deleted.shape[0] + batch.inserted.shape[0] == 0:
             return
-        if not batch._by_row:
-            batch._by_row.append(grouped_updates(batch.deleted, batch.inserted, self.degree)[1:])
-        rows, upd_ptr, upd_nbr, new_degree, width = batch._by_row[0]
+        _, rows, upd_ptr, upd_nbr, new_degree, width = updates_by_row(batch, self.degree)
         new_offsets, new_capacity, used, moved, grown = row_layout.relocate(
             self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)
         if moved:
