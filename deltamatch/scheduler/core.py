@@ -38,6 +38,11 @@ from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, Patt
 from deltamatch.workers.replica import GraphReplica
 
 
+class BatchFailed(RuntimeError):
+    """A batch that passed validation failed while it was matched or applied (the cause is
+    chained): unlike bad input, it may have changed the scheduler's graph or the workers."""
+
+
 class WorkerPool:
     """The workers as the core sees them: typed calls that reach every replica, answers in
     worker order.  This one calls in-process replicas one after another; the service's
@@ -264,7 +269,9 @@ class SchedulerCore:
     def apply(self, insert, delete, list_limit: int | None = None) -> BatchOutcome:
         """Apply one batch atomically as the next version and return its deltas (listed
         in user names), listing at most `list_limit` matches per side and pattern
-        (default: the core's limit)."""
+        (default: the core's limit).  Raises ValueError for bad input, before anything
+        changes; any failure past that check is not a ValueError (`BatchFailed` wraps one), and
+        may leave the scheduler's graph or the workers holding part of the batch."""
         limit = self.list_limit if list_limit is None else list_limit
         start = self.clock()
         encoded = self.encode(insert, delete)
@@ -277,13 +284,16 @@ class SchedulerCore:
         keys = [(pid, side) for pid in self.patterns for side in (OLD, NEW)]
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
         t_feats = self.clock()
-        feats, model, local = self._predict(batch, keys, groups)
-        if local:
-            results, times = self._run_local(version, batch, keys, groups, limit)
-            picks, predicted_load = [], np.zeros(workers)
-        else:
-            results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
-                                                                      feats, limit)
+        try:
+            feats, model, local = self._predict(batch, keys, groups)
+            if local:
+                results, times = self._run_local(version, batch, keys, groups, limit)
+                picks, predicted_load = [], np.zeros(workers)
+            else:
+                results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
+                                                                          feats, limit)
+        except ValueError as exc:  # the input was valid: this is the engine's, and graphs may hold part
+            raise BatchFailed(f"version {version}: {exc}") from exc
         t1, t2, t_send, t_back, commit_seconds = times
         self.version = version
         self.names.commit(encoded)

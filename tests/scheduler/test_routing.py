@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from deltamatch.scheduler.core import BatchFailed
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
 from deltamatch.workers.protocol import BatchPlan
@@ -180,3 +181,19 @@ def test_a_local_batch_that_fails_in_the_search_reaches_no_worker(make_core):
     with pytest.raises(RuntimeError, match="engine failure"):
         core.apply([(2, 0)], [])
     assert [(r.version, r.stats().edges) for r in core.pool.replicas] == [(1, 2), (1, 2)]
+
+
+def test_a_value_error_in_the_schedulers_search_is_not_reported_as_bad_input(make_core):
+    """Past validation a ValueError is the engine's: the batch may be half applied on the
+    scheduler's graph, so the caller must restore it (the actor does on any non-ValueError)."""
+    core = make_core(replicas=1, routing=Routing("local"))
+    core.register(parse_pattern("triangle"))
+    core.apply([(0, 1), (1, 2)], [])
+
+    def fail(plan, patterns):
+        raise ValueError("engine failure")
+
+    core.intake.run = fail
+    with pytest.raises(BatchFailed, match="engine failure") as info:
+        core.apply([(2, 0)], [])
+    assert isinstance(info.value.__cause__, ValueError) and not isinstance(info.value, ValueError)
