@@ -237,8 +237,9 @@ def test_device_info_names_the_gpu() -> None:
 
 
 def balances():
-    """Every combination of the load-balance switches (stealing acts on unrolled pair lists only);
-    tiny thresholds, so that deferral and work sharing act on small graphs."""
+    """Every combination of the load-balance switches (stealing acts on unrolled pair lists only),
+    and the pair loop without its window; tiny thresholds, so that deferral and work sharing act
+    on small graphs."""
     from deltamatch.kernels.cuda_engine import Balance
 
     out = {}
@@ -249,6 +250,9 @@ def balances():
                     f"-steal{int(steal)}-fill{int(fill)}")
             out[name] = Balance(heavy_first=heavy, split=split, defer_cost=2, chunk=chunk, unroll=unroll,
                                 steal=steal, share_pairs=1, fill=fill)
+    for steal in (False, True):  # the pair loop's build without its window, alone and with claims
+        out[f"window0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
+                                                    pair_window=False)
     return out
 
 
@@ -277,29 +281,6 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
     assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
     assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
         g.view(), pat.batch, tasks, view, induced, balance=setting))
-
-
-@pytest.mark.parametrize("induced", [False, True])
-@pytest.mark.parametrize("name", PATTERNS)
-def test_pair_loop_without_its_window_counts_the_same(name: str, induced: bool) -> None:
-    """The build whose pair loop searches each pair's candidate in the whole list (pair_window off)
-    counts what the CPU engine counts, with and without work sharing (the window's claims)."""
-    from deltamatch.kernels import cuda_engine
-
-    rng = np.random.default_rng(33 + induced)
-    g = loaded_graph(random_edges(rng, 50, 300, hubs=3))
-    pat = plans_of(name, induced)
-    static = TaskList.static(g.internal_edges())
-    batch0 = empty_batch(len(g.vertices))
-    want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
-    for steal in (False, True):
-        setting = cuda_engine.Balance(split=False, steal=steal, share_pairs=1, pair_window=False)
-        got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, balance=setting)
-        np.testing.assert_array_equal(got, want)
-        def count(tasks, view, s=setting):
-            return cuda_engine.count_tasks(g.view(), pat.batch, tasks, view, induced, balance=s)
-
-        assert_old_side_equals_cpu(g, pat.batch, rng, 50, count)
 
 
 def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
