@@ -115,8 +115,9 @@ class Service:
                 self.close()
                 raise RuntimeError(f"service ({route}) did not become ready")
             time.sleep(0.5)
+        self.start_seconds = time.perf_counter() - t0
         print(f"service route={route} crossover={crossover} local={local} channel={self.channel} "
-              f"ready after {time.perf_counter() - t0:.1f} s", flush=True)
+              f"ready after {self.start_seconds:.1f} s", flush=True)
 
     def post(self, path: str, body: bytes, content_type: str = "application/json") -> dict:
         r = self.http.post(path, content=body, headers={"content-type": content_type})
@@ -504,12 +505,14 @@ def main() -> int:
     ok = True
     try:
         if "c" in parts and (crossover is None or local is None):
-            # a service start costs ~20 s on the device; the forced runs get about half of the budget
+            # The forced runs get about half of the budget left once the services still to start
+            # (this one's start time each: 15-150 s on the device, longer when cold) are set aside.
             forced = ("gpu", "cpu", "local")
             for k, route in enumerate(forced):
                 svc = Service(args, route)
+                starts_ahead = (len(forced) - k) * svc.start_seconds  # the other forced ones and auto
                 try:
-                    part_c(run, svc, work, max(run.left() * 0.55 / (len(forced) - k) - 5, 5))
+                    part_c(run, svc, work, max((run.left() - starts_ahead) * 0.55 / (len(forced) - k) - 5, 5))
                 finally:
                     svc.close()
                     run.save()
