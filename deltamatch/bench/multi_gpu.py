@@ -60,6 +60,7 @@ from deltamatch.scheduler.allocation import POLICIES, check_policy
 from deltamatch.scheduler.core import BatchOutcome, SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.service.config import ServiceConfig
+from deltamatch.workers.actor import thread_env, usable_cores
 from deltamatch.workers.graph import NormalizedBatch
 
 SCALING_POLICY = ServiceConfig.policy
@@ -171,7 +172,7 @@ def run(config: MultiConfig) -> Path:
         check_policy(policy)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     max_workers = max(config.workers)
-    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, _node_ip_address="127.0.0.1",
+    ray.init(num_cpus=usable_cores(), include_dashboard=False, _node_ip_address="127.0.0.1",
              log_to_driver=False)
     try:
         backend, per = _placement(config, float(ray.cluster_resources().get("GPU", 0)))
@@ -186,9 +187,7 @@ def worker_env(backend: str, per: float, workers: int) -> dict[str, str]:
     """Environment of the workers: CPU workers split the cores; workers sharing a card cap their
     CuPy memory pool at 90% of their share (memory is not isolated between them).  Variables set
     in this process win."""
-    env = {}
-    if backend == "cpu" and "NUMBA_NUM_THREADS" not in os.environ:
-        env["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // workers))
+    env = thread_env(workers) if backend == "cpu" else {}
     if 0 < per < 1 and "CUPY_GPU_MEMORY_LIMIT" not in os.environ:
         env["CUPY_GPU_MEMORY_LIMIT"] = f"{int(90 * per)}%"
     return env

@@ -62,6 +62,7 @@ from deltamatch.service.schemas import (
     errors,
 )
 from deltamatch.service.streams import DeltaEvent, DeltaStream
+from deltamatch.workers.actor import usable_cores
 from deltamatch.workers.graph import GraphInputError
 from deltamatch.workers.lifeline import OwnerProcess
 
@@ -256,7 +257,7 @@ class Service:
         if os.environ.get("RAY_ADDRESS"):
             ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)
         else:
-            ray.init(num_cpus=self.config.ray_num_cpus or max(2, os.cpu_count() or 2),
+            ray.init(num_cpus=self.config.ray_num_cpus or max(2, usable_cores()),
                      include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
             self.started_ray = True
 

@@ -143,14 +143,23 @@ class Worker:
         return info
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (`taskset`, a container's cpuset), which
+    `os.cpu_count()` does not see."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity calls on this platform
+        return os.cpu_count() or 1
+
+
 def thread_env(num_workers: int) -> dict[str, str]:
-    """`NUMBA_NUM_THREADS` for each of `num_workers` workers on this node: an equal share of its
-    cores (at least 1), unless this process sets the variable (then the workers inherit it)."""
+    """`NUMBA_NUM_THREADS` for each of `num_workers` workers on this node: an equal share of the
+    cores this process may use (at least 1), unless it sets the variable (the workers inherit it)."""
     if "NUMBA_NUM_THREADS" in os.environ:
         return {}
     # numba defaults to every core in every worker: N workers then oversubscribe the host, and each
     # parallel region's launch (OpenMP threads spinning, waking) costs milliseconds under contention
-    return {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(num_workers, 1)))}
+    return {"NUMBA_NUM_THREADS": str(max(1, usable_cores() // max(num_workers, 1)))}
 
 
 def make_worker_actors(num_workers: int, backend: str = "auto", num_gpus: float = 0.0,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -136,7 +139,16 @@ def test_one_gpu_per_worker_gives_each_its_own(ray_address):
 
 def test_thread_env_splits_the_cores_unless_the_service_sets_them(monkeypatch):
     monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
-    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(16)))
     assert thread_env(2) == {"NUMBA_NUM_THREADS": "8"} and thread_env(32) == {"NUMBA_NUM_THREADS": "1"}
     monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
     assert thread_env(2) == {}
+
+
+def test_thread_env_counts_only_the_cores_this_process_may_use():
+    """Under taskset or a container's cpuset, os.cpu_count() still sees every core of the host."""
+    code = ("import os; from deltamatch.workers.actor import thread_env; os.sched_setaffinity(0, {0}); "
+            "print(thread_env(1)['NUMBA_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == "1"
