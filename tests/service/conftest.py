@@ -40,8 +40,9 @@ class ServiceProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 90) -> None:
-        """Launch and wait until /readyz answers 200."""
+    def start(self, timeout: float = 180) -> None:
+        """Launch and wait until /readyz answers 200 (a first start compiles the engines' numba
+        code when the cache is cold: over 90 s on a loaded 2-core machine)."""
         self.launch()
         client = DeltamatchClient(self.url)
         deadline = time.monotonic() + timeout
