@@ -334,14 +334,13 @@ class SchedulerCore:
         if self.policy not in COST_POLICIES or self.routing.mode == "local":  # forced local: no decision
             return None, [None] * len(keys), self.routing.local(None)
         common = any(reg.shape.needs_common for reg in self.patterns.values())
-        feats = self.intake.features(batch, False)
         if common and self.routing.mode == "auto" and self.routing.local_below > 0:
-            bound = PairFeatures(feats.pairs, common_bound(feats.old), common_bound(feats.new))
+            lean = self.intake.features(batch, False)
+            bound = PairFeatures(lean.pairs, common_bound(lean.old), common_bound(lean.new))
             model = self._model(keys, groups, bound)
             if self.routing.local(_total(model)):
                 return bound, model, True
-        if common:
-            feats = self.intake.features(batch, True)
+        feats = self.intake.features(batch, common)
         model = self._model(keys, groups, feats)
         return feats, model, self.routing.local(_total(model))
 
