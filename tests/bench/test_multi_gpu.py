@@ -78,7 +78,7 @@ def test_budget_predicts_from_the_nearest_case():
 def test_worker_env_splits_the_cores_and_caps_a_shared_card(monkeypatch):
     monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
     monkeypatch.delenv("CUPY_GPU_MEMORY_LIMIT", raising=False)
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert worker_env("cpu", 0.0, 4) == {"NUMBA_NUM_THREADS": "4"}
     assert worker_env("cuda", 0.25, 4) == {"CUPY_GPU_MEMORY_LIMIT": "22%"}
     assert worker_env("cuda", 1.0, 4) == {}
