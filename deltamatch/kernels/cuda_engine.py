@@ -90,10 +90,13 @@ def kernel(module_name: str, function: str, stats: bool = False, pair_window: bo
 
 def warm_up(pair_window: bool = True) -> None:
     """Compile every kernel module the service runs now (worker start) rather than on the first
-    batch, match.cu in the build `pair_window` selects; the statistics build of match.cu is
-    compiled when a run first asks for statistics."""
+    batch: the default builds (the deferred-chunk kernels and the timers always come from them)
+    and, with `pair_window` off, match.cu's build without the window; the statistics build of
+    match.cu is compiled when a run first asks for statistics."""
     for name in ("match.cu", "graph.cu", "formulas.cu"):
-        module(name, pair_window=pair_window)
+        module(name)
+    if not pair_window:
+        module("match.cu", pair_window=False)
 
 
 class DeviceGraph(NamedTuple):

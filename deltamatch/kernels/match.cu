@@ -14,8 +14,8 @@
 // (|C|(|C|-1)/2), by inclusion-exclusion (|C|(|S| - clashes) - |C & S|), or, in general, as one
 // flat list of (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
-// list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs across up to 32 tasks instead
-// (match_flat).  Listing walks the same sets in the same order as the CPU engine and writes each
+// list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
+// across up to 32 tasks instead (match_flat).  Listing walks the same sets in the same order as the CPU engine and writes each
 // task's rows at its exact output offset.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting

@@ -77,11 +77,16 @@ def plan_shape(plans: PlanTable) -> PlanShape:
     return PlanShape(adj0, adj1, rest, checks, survive, plans.cmp[:, 1, 0].astype(np.int8))
 
 
-def task_degrees(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> tuple[np.ndarray, ...]:
-    """(d_u, d_v, |N(u) ∩ N(v)|) per task as float64, looked up by the task's batch rank."""
+def _check_ranks(tasks: TaskList, pairs: np.ndarray) -> None:
     r = tasks.rank
     if tasks.size and (r.min() < 0 or r.max() >= pairs.shape[0]):
         raise ValueError("tasks: every task needs a batch rank within the batch's changed pairs")
+
+
+def task_degrees(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> tuple[np.ndarray, ...]:
+    """(d_u, d_v, |N(u) ∩ N(v)|) per task as float64, looked up by the task's batch rank."""
+    _check_ranks(tasks, pairs)
+    r = tasks.rank
     flip = tasks.u != pairs[r, 0]
     d0 = feats.deg0[r].astype(np.float64)
     d1 = feats.deg1[r].astype(np.float64)
@@ -96,13 +101,11 @@ def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
     mean degree at the end of an edge (Σd²/Σd) instead of d̄: the vertices a search
     reaches are neighbours, and on skewed graphs those have far more than d̄ edges.
     """
-    r = tasks.rank
-    if tasks.size and (r.min() < 0 or r.max() >= pairs.shape[0]):
-        raise ValueError("tasks: every task needs a batch rank within the batch's changed pairs")
+    _check_ranks(tasks, pairs)
     davg = float(feats.avg_degree)
     dscan = float(feats.neighbour_degree) if neighbour_scan else davg
     out = np.empty(tasks.size)
-    _task_costs(tasks.u, r, tasks.plan, pairs, feats.deg0, feats.deg1, feats.common,
+    _task_costs(tasks.u, tasks.rank, tasks.plan, pairs, feats.deg0, feats.deg1, feats.common,
                 float(max(feats.num_vertices, 1)), davg, dscan,
                 shape.adj0, shape.adj1, shape.rest, shape.checks, shape.survive, shape.seed_cmp, tasks.v, out)
     return out
