@@ -212,6 +212,7 @@ BALANCES = {
     "steal": engine.Balance(fill=False),
     "all": engine.Balance(),
     "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
+    "noswap": engine.Balance(seed_swap=False),  # all but the reversed seeds (PlanTable.seed_swap)
 }
 
 
@@ -510,7 +511,8 @@ def main() -> int:
         "--ablation",
         default="none,heavy,split",
         help="also time every batch with these settings: none, heavy, split, unroll, steal, nohub (all but "
-        "the hub bitmaps), nowindow (all but the pair loop's window; 'all' always runs)",
+        "the hub bitmaps), nowindow (all but the pair loop's window), noswap (all but the reversed seeds; "
+        "'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

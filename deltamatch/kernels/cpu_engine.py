@@ -945,7 +945,7 @@ def _run_chunk(c, n_chunks, counts, work, offsets, degree, pool, orders, conns, 
     """Tasks seq[c], seq[c + n_chunks], ... with one set of scratch buffers.  A plan p with
     swaps[p] != 0 runs a task's seed reversed when that puts the lower-degree endpoint at
     position 1 (swaps[p] = 1) or 0 (-1): the position whose row level 2 iterates
-    (`seed_swaps`).  A plan p with shared2[p] != 0 takes level 2's set from the task run just
+    (`PlanTable.seed_swap`).  A plan p with shared2[p] != 0 takes level 2's set from the task run just
     before when that one had such a plan, the same seed pair (either way round) and the same
     rank (`level2_shared`).  A plan with memos[p] != 0 ends its tasks by `_memo_count`, in a
     memo of memo_slots slots (a power of two; 0 when no plan has one); one with
@@ -1047,7 +1047,7 @@ class EngineOptions(NamedTuple):
     such intersection, `_triangle_count`), instead of a test of every candidate (env
     DELTAMATCH_CPU_SET_COUNT=0 turns it off).
     seed_swap: tasks of a plan whose seed may be reversed start from the lower-degree
-    endpoint's row (`seed_swaps`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
+    endpoint's row (`PlanTable.seed_swap`; env DELTAMATCH_CPU_SEED_SWAP=0 turns it off).
     seed_bits: levels >= 3 test membership in a long seed row through a bit set over the
     vertex ids, built once per task (`_seed_bits`), instead of searching or merging the row
     (DELTAMATCH_CPU_SEED_BITS=0).
@@ -1092,20 +1092,20 @@ class EngineOptions(NamedTuple):
                    fuse_last=_env_switch("DELTAMATCH_CPU_FUSE_LAST"))
 
 
-# (seed_swaps, memo_plans, level2_shared, fused_plans) per plan table, keyed by id(plans.order)
+# (memo_plans, level2_shared, fused_plans) per plan table, keyed by id(plans.order)
 # and kept with that array, so a recycled id never matches: every batch counts with the same
 # tables again.
-_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+_PLAN_EXTRAS: dict[int, tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 _PLAN_EXTRAS_KEPT = 64
 
 
-def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _plan_extras(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hit = _PLAN_EXTRAS.get(id(plans.order))
     if hit is not None and hit[0] is plans.order:
         return hit[1]
     if len(_PLAN_EXTRAS) >= _PLAN_EXTRAS_KEPT:
         _PLAN_EXTRAS.clear()
-    extras = seed_swaps(plans), memo_plans(plans), level2_shared(plans), fused_plans(plans)
+    extras = memo_plans(plans), level2_shared(plans), fused_plans(plans)
     _PLAN_EXTRAS[id(plans.order)] = (plans.order, extras)
     return extras
 
@@ -1162,38 +1162,12 @@ def fused_plans(plans: PlanTable) -> np.ndarray:
     return fused
 
 
-def seed_swaps(plans: PlanTable) -> np.ndarray:
-    """Per plan (int8): 1 or -1 when a task may run its seed (u, v) as (v, u), placing the
-    lower-degree endpoint at position 1 or 0, whichever alone is level 2's neighbour; else 0.
-
-    A plan p may reverse its seed when an automorphism s swaps its seed vertices a, b and maps
-    its constraints onto themselves: f -> f∘s then pairs the embeddings a task finds from
-    (u, v) one to one with those from (v, u), both matching the same subgraph, so every
-    task's count (hence its listing offsets) is unchanged.
-    """
-    swaps = np.zeros(plans.order.shape[0], dtype=np.int8)
-    if plans.k < 3:
-        return swaps
-    for p, order in enumerate(plans.order):
-        a, b = int(order[0]), int(order[1])
-        side = int(plans.conn[p, 2, 1]) - int(plans.conn[p, 2, 0])
-        auts = plans.automorphisms[(plans.automorphisms[:, a] == b) & (plans.automorphisms[:, b] == a)]
-        if side == 0 or auts.shape[0] == 0:
-            continue
-        bound = np.zeros((plans.k, plans.k), dtype=np.int8)
-        bound[np.ix_(order, order)] = plans.cmp[p]
-        if (bound[auts[:, :, None], auts[:, None, :]] == bound).all(axis=(1, 2)).any():
-            swaps[p] = side
-    return swaps
-
-
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
     width = max(1, int(graph.degree.max(initial=0)))
-    swaps, memos, shared2, fused = _plan_extras(plans)
-    if not options.seed_swap:
-        swaps = np.zeros_like(swaps)
+    memos, shared2, fused = _plan_extras(plans)
+    swaps = plans.seed_swap if options.seed_swap else np.zeros_like(plans.seed_swap)
     if not options.last_memo:
         memos = np.zeros_like(memos)
     last_twos = plans.last_two.astype(np.int64)

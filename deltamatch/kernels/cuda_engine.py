@@ -148,6 +148,8 @@ class DevicePlans:
     dep: Any  # int32[plans * 8]: PlanTable.dep
     base: Any  # int32[plans * 8]: PlanTable.base
     last_two: Any  # int32[plans]: PlanTable.last_two
+    seed_swap: Any  # int32[plans]: PlanTable.seed_swap
+    swaps: bool  # whether any plan's seed_swap is set
     iso_masks: Any  # int64[labellings]
 
 
@@ -190,7 +192,9 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(conn.ravel()), cp.asarray(lt.ravel()), cp.asarray(gt.ravel()),
                        cp.asarray(_per_position(plans.dep).ravel()),
                        cp.asarray(_per_position(plans.base).ravel()),
-                       cp.asarray(plans.last_two.astype(np.int32)), cp.asarray(iso.astype(np.int64)))
+                       cp.asarray(plans.last_two.astype(np.int32)),
+                       cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
+                       cp.asarray(iso.astype(np.int64)))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -265,6 +269,9 @@ class Balance:
     pair_window (with unroll): a warp step of a pair list finds its pairs' candidates among the 32
     read at once from where the previous step ended, instead of a binary search of the whole list
     per pair (match.cu's DM_PAIR_WINDOW: a build of its own).
+    seed_swap: a counting task of a plan whose seed may be reversed runs with its lower-degree
+    endpoint where level 2 iterates its row (`PlanTable.seed_swap`, `swapped_seeds`): a hub's
+    row no longer becomes a level-2 set of the hub's size.
     """
 
     heavy_first: bool = True
@@ -276,9 +283,10 @@ class Balance:
     share_pairs: int = 2048
     fill: bool = True
     pair_window: bool = True
+    seed_swap: bool = True
 
 
-NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False)
+NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
 AUTO_CHUNK_SHARE = 4  # deferred chunks per resident warp when the chunk size is automatic
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 # The kernel's DM_ST_* slots.
@@ -632,6 +640,8 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     else:
         width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     per_warp = scratch_ints(width, plans.k)
+    if out is None and balance.seed_swap and plans.swaps:
+        tasks = swapped_seeds(graph, plans, tasks)
     flat = plans.k == 3 and balance.unroll and out is None
     shared = plans.k >= 4 and balance.unroll and balance.steal and out is None
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
@@ -662,6 +672,20 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     if got[1] & 1:
         raise EngineError("a listing round found a different number of matches than its count")
     return int(got[0])
+
+
+def swapped_seeds(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks) -> DeviceTasks:
+    """The tasks with each seed (u, v) run as (v, u) where `PlanTable.seed_swap` puts the
+    lower-degree endpoint at the position level 2 iterates (match.cu: swap_seeds), for counting
+    only: a listing keeps the CPU engine's row order."""
+    cp = cupy()
+    n = tasks.size
+    u, v = cp.empty(n, dtype=cp.int32), cp.empty(n, dtype=cp.int32)
+    if n:
+        kernel("match.cu", "swap_seeds")(
+            (min(-(-n // 256), 132 * 32),), (256,),
+            (np.int64(n), tasks.u, tasks.v, _ptr(tasks.plan), plans.seed_swap, graph.degree, u, v))
+    return tasks._replace(u=u, v=v)
 
 
 def _deferred_buffers(defer_cost: int, counters) -> _Deferred:

@@ -1325,6 +1325,22 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
     match_body<true, false>(DM_MATCH_ARGS);
 }
 
+// Counting tasks with their seeds reversed where the plan allows it and level 2 then iterates the
+// shorter row (PlanTable.seed_swap: a task's count is the same either way round): task i's seed is
+// (tv[i], tu[i]) when swap[tp[i]] is 1 and deg(tu[i]) < deg(tv[i]), or -1 and not, else (tu, tv).
+// Done before the launch rather than in `seed`, where it cost match_tasks a spilled register.
+extern "C" __global__ void swap_seeds(dm_i64 n, const int* tu, const int* tv, const int* tp, const int* swap,
+                                      const int* degree, int* su, int* sv) {
+    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (dm_i64)gridDim.x * blockDim.x) {
+        const int u = tu[i];
+        const int v = tv[i];
+        const int side = swap[tp != nullptr ? tp[i] : 0];
+        const bool flip = side != 0 && (side == 1) == (degree[u] < degree[v]);
+        su[i] = flip ? v : u;
+        sv[i] = flip ? u : v;
+    }
+}
+
 // The device's global nanosecond timer, for deadlines set relative to now.
 extern "C" __global__ void read_timer(dm_u64* out) {
     *out = dm_globaltimer();

@@ -89,6 +89,9 @@ class PlanTable(NamedTuple):
       (same neighbours and compatible bounds before it), or -1.  Level l then filters that
       set against positions base .. dep only, instead of intersecting adjacency rows again.
     - last_two[p]: LAST_EACH, LAST_COLLAPSE or LAST_PAIRS (how counting ends a task).
+    - seed_swap[p]: 1 (or -1) when a task (u, v) finds as many matches run as (v, u) and level 2
+      is adjacent to seed position 1 (or 0) alone: a counting engine may then run it with the
+      lower-degree endpoint there, so that level 2 iterates the shorter row; 0 otherwise.
     """
 
     k: int
@@ -102,6 +105,7 @@ class PlanTable(NamedTuple):
     dep: np.ndarray  # int8[plans, k]
     base: np.ndarray  # int8[plans, k]
     last_two: np.ndarray  # int8[plans]
+    seed_swap: np.ndarray  # int8[plans]
 
 
 class TaskList(NamedTuple):

@@ -45,6 +45,7 @@ class PlanShape:
     checks: np.ndarray  # int: tests per scanned candidate besides the anchor row
     survive: np.ndarray  # float: probability a candidate passes the symmetric order
     seed_cmp: np.ndarray  # int8[plans]: cmp[p, 1, 0]
+    seed_swap: np.ndarray  # int8[plans]: PlanTable.seed_swap (both engines reverse such seeds)
 
     @property
     def k(self) -> int:
@@ -74,7 +75,8 @@ def plan_shape(plans: PlanTable) -> PlanShape:
             checks[p, level] = tested - 1
             a, b = int((cmp == 1).sum()), int((cmp == -1).sum())
             survive[p, level] = factorial(a) * factorial(b) / factorial(a + b + 1)
-    return PlanShape(adj0, adj1, rest, checks, survive, plans.cmp[:, 1, 0].astype(np.int8))
+    return PlanShape(adj0, adj1, rest, checks, survive, plans.cmp[:, 1, 0].astype(np.int8),
+                     plans.seed_swap.astype(np.int8))
 
 
 def _check_ranks(tasks: TaskList, pairs: np.ndarray) -> None:
@@ -107,14 +109,16 @@ def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
     out = np.empty(tasks.size)
     _task_costs(tasks.u, tasks.rank, tasks.plan, pairs, feats.deg0, feats.deg1, feats.common,
                 float(max(feats.num_vertices, 1)), davg, dscan,
-                shape.adj0, shape.adj1, shape.rest, shape.checks, shape.survive, shape.seed_cmp, tasks.v, out)
+                shape.adj0, shape.adj1, shape.rest, shape.checks, shape.survive, shape.seed_cmp,
+                shape.seed_swap, tasks.v, out)
     return out
 
 
 @njit(cache=True)
 def _task_costs(u, rank, plan, pairs, deg0, deg1, common, n, davg, dscan, adj0, adj1, rest, checks, survive,
-                seed_cmp, v, out):
-    """predict_task_cost's loop: Eq. 1 / Eq. 2 per position, one task at a time."""
+                seed_cmp, seed_swap, v, out):
+    """predict_task_cost's loop: Eq. 1 / Eq. 2 per position, one task at a time, each seed the
+    way round the engines run it (`PlanTable.seed_swap`)."""
     k = adj0.shape[1]
     for t in range(u.shape[0]):
         r = rank[t]
@@ -122,6 +126,8 @@ def _task_costs(u, rank, plan, pairs, deg0, deg1, common, n, davg, dscan, adj0, 
         du = float(deg1[r] if flip else deg0[r])
         dv = float(deg0[r] if flip else deg1[r])
         p = plan[t]
+        if seed_swap[p] != 0 and (seed_swap[p] == 1) == (du < dv):
+            du, dv = dv, du
         if (seed_cmp[p] == -1 and v[t] > u[t]) or (seed_cmp[p] == 1 and v[t] < u[t]):
             out[t] = 1.0
             continue

@@ -179,6 +179,30 @@ def last_two_levels(conn: np.ndarray, cmp: np.ndarray, dep: np.ndarray, base: np
     return LAST_EACH
 
 
+def seed_swap(pattern: Pattern, order: np.ndarray, conn: np.ndarray, cmp: np.ndarray) -> int:
+    """`PlanTable.seed_swap` of one plan (position space): 1 or -1 when a task may run its seed
+    (u, v) as (v, u), with the lower-degree endpoint at position 1 or 0, whichever alone is level
+    2's pattern neighbour; else 0.
+
+    A plan may reverse its seed when an automorphism s swaps its seed vertices a, b and maps its
+    constraints onto themselves: f -> f o s then pairs the embeddings a task finds from (u, v) one
+    to one with those from (v, u), both matching the same subgraph, so every task's count is
+    unchanged.
+    """
+    if pattern.k < 3:
+        return 0
+    a, b = int(order[0]), int(order[1])
+    side = int(conn[2, 1]) - int(conn[2, 0])
+    aut = pattern.automorphisms
+    swapping = aut[(aut[:, a] == b) & (aut[:, b] == a)]
+    if side == 0 or swapping.shape[0] == 0:
+        return 0
+    bound = np.zeros((pattern.k, pattern.k), dtype=np.int8)
+    bound[np.ix_(order, order)] = cmp
+    kept = (bound[swapping[:, :, None], swapping[:, None, :]] == bound).all(axis=(1, 2)).any()
+    return side if kept else 0
+
+
 def analyze(conn: np.ndarray, cmp: np.ndarray, induced: bool,
             hoist: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """(dep, base, last_two) of one plan: the set operations of `PlanTable`'s docstring."""
@@ -197,6 +221,7 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
     conn = np.zeros((n, k, k), dtype=np.int8)
     cmp = np.zeros((n, k, k), dtype=np.int8)
     seed_is_edge = np.zeros(n, dtype=np.bool_)
+    swap = np.zeros(n, dtype=np.int8)
     dep = np.zeros((n, k), dtype=np.int8)
     base = np.zeros((n, k), dtype=np.int8)
     last_two = np.zeros(n, dtype=np.int8)
@@ -208,6 +233,7 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
             cmp[p, pos[x], pos[y]] = -1
             cmp[p, pos[y], pos[x]] = 1
         seed_is_edge[p] = plan.seed_is_edge
+        swap[p] = seed_swap(pattern, order[p], conn[p], cmp[p])
         dep[p], base[p], last_two[p] = analyze(conn[p], cmp[p], pattern.induced, plan.hoist)
     return PlanTable(
         k=k,
@@ -221,4 +247,5 @@ def compile_plans(pattern: Pattern, plans: list[Plan]) -> PlanTable:
         dep=dep,
         base=base,
         last_two=last_two,
+        seed_swap=swap,
     )

@@ -38,6 +38,7 @@ UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
 FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every resident warp launched
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
+SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
@@ -53,12 +54,13 @@ def _switch(env: dict, name: str) -> bool:
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
-    DELTAMATCH_GPU_FILL and DELTAMATCH_GPU_PAIR_WINDOW select (defaults: all on)."""
+    DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW and DELTAMATCH_GPU_SEED_SWAP select (defaults:
+    all on)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("fill", FILL_ENV),
-                 ("pair_window", PAIR_WINDOW_ENV))}
+                 ("pair_window", PAIR_WINDOW_ENV), ("seed_swap", SEED_SWAP_ENV))}
     if split == "auto":
         return engine.Balance(**switches)
     try:

@@ -253,6 +253,8 @@ def balances():
     for steal in (False, True):  # the pair loop's build without its window, alone and with claims
         out[f"window0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                     pair_window=False)
+    for split in (False, True):  # seeds as given, with and without the deferred launch
+        out[f"swap0-split{int(split)}"] = Balance(split=split, defer_cost=2, share_pairs=1, seed_swap=False)
     return out
 
 
@@ -294,6 +296,42 @@ def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:
     assert stats.tasks > 0 and stats.steps > 0 and 0 < stats.lane_utilization <= 1
     spread, tail = stats.busy_spread()
     assert spread >= tail >= 1
+
+
+def test_swapped_seeds_put_the_lower_degree_endpoint_where_level_2_iterates() -> None:
+    """The shared 4-cycle plan (seed_swap 1) gets its lower-degree endpoint at position 1; the
+    house's plans that may not reverse keep their seeds."""
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(5), 60, 300, hubs=3))
+    deg = g.view().degree
+    for name in ("4-cycle", "house"):
+        table = plans_of(name, False).batch
+        changed = g.internal_edges()[:40]
+        tasks = batch_tasks(table, changed, changed.shape[0], OLD)
+        got = cuda_engine.swapped_seeds(cuda_engine.device_graph(g.view()), cuda_engine.device_plans(table),
+                                        cuda_engine.device_tasks(tasks))
+        side = table.seed_swap[tasks.plan]
+        flip = (side != 0) & ((side == 1) == (deg[tasks.u] < deg[tasks.v]))
+        assert flip.any() and not flip.all()
+        np.testing.assert_array_equal(got.u.get(), np.where(flip, tasks.v, tasks.u))
+        np.testing.assert_array_equal(got.v.get(), np.where(flip, tasks.u, tasks.v))
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", ["4-cycle", "house", "5-cycle", "P4"])
+def test_swapped_seeds_keep_every_task_count(name: str, induced: bool) -> None:
+    """Per-task counts (the listing offsets) on hub rows, the old side of a mixed batch, the switch
+    on and off, equal the CPU engine's."""
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(41 + induced)
+    g = loaded_graph(random_edges(rng, 60, 300, hubs=3))
+    pat = plans_of(name, induced)
+    assert pat.batch.seed_swap.any()
+    for setting in (cuda_engine.Balance(), cuda_engine.Balance(seed_swap=False)):
+        assert_old_side_equals_cpu(g, pat.batch, np.random.default_rng(7), 60, lambda tasks, view: (
+            cuda_engine.count_tasks(g.view(), pat.batch, tasks, view, induced, balance=setting)))
 
 
 def test_idle_warps_join_a_long_pair_list() -> None:

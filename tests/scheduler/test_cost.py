@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -80,7 +82,7 @@ def test_survival_probability_counts_lower_and_upper_bounds():
     dep, base, last_two = analyze(conn[0], cmp[0], induced=False, hoist=True)
     table = PlanTable(k, False, np.arange(k, dtype=np.int32)[None], conn, cmp, np.ones(1, bool),
                       np.arange(k, dtype=np.int32)[None], np.zeros(0, np.int64), dep[None], base[None],
-                      np.array([last_two], np.int8))
+                      np.array([last_two], np.int8), np.zeros(1, np.int8))
     assert plan_shape(table).survive[0, 3] == pytest.approx(2 * 1 / 24)
 
 
@@ -89,10 +91,23 @@ def test_reversed_task_swaps_endpoint_degrees():
     pairs = np.array([[7, 9]], dtype=np.int32)
     forward = TaskList(*(np.array([x], np.int32) for x in (7, 9, 0, 0)))
     backward = TaskList(*(np.array([x], np.int32) for x in (9, 7, 0, 0)))
-    shape = _shared("4-cycle")
+    shape = replace(_shared("4-cycle"), seed_swap=np.zeros(1, np.int8))  # as if it might not reverse
     assert predict_task_cost(forward, shape, pairs, f) == pytest.approx([1 + 4 + 4 * 5 * 2])
     assert predict_task_cost(backward, shape, pairs, f) == pytest.approx([1 + 10 + 10 * 4 * 2])
     assert g2miner_cost(backward, pairs, f) == pytest.approx([4])
+
+
+def test_a_reversible_seed_is_predicted_as_the_engines_run_it():
+    """The shared 4-cycle plan runs (9, 7) as (7, 9): level 2 iterates the shorter row either way."""
+    f = _feats(du=10, dv=4)
+    pairs = np.array([[7, 9]], dtype=np.int32)
+    forward = TaskList(*(np.array([x], np.int32) for x in (7, 9, 0, 0)))
+    backward = TaskList(*(np.array([x], np.int32) for x in (9, 7, 0, 0)))
+    shape = _shared("4-cycle")
+    assert shape.seed_swap.tolist() == [1]
+    want = [1 + 4 + 4 * 5 * 2]
+    assert predict_task_cost(forward, shape, pairs, f) == pytest.approx(want)
+    assert predict_task_cost(backward, shape, pairs, f) == pytest.approx(want)
 
 
 def test_task_outside_the_batch_is_rejected():

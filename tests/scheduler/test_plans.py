@@ -181,3 +181,12 @@ def test_diamond_counts_pairs_of_common_neighbours():
     middle = [q for q, plan in enumerate(shared_plans(p)) if p.adjacency[list(plan.seed)].sum() == 6]
     assert [int(table.last_two[q]) for q in middle] == [LAST_PAIRS]
     assert table.cmp[middle[0], 3, 2] != 0 and table.conn[middle[0], 3, 2] == 0
+
+
+def test_seed_swaps_only_where_an_automorphism_reverses_the_seed_and_keeps_the_constraints():
+    cycle, house = parse_pattern("4-cycle"), parse_pattern("house")
+    assert compile_plans(cycle, shared_plans(cycle)).seed_swap.tolist() == [1]
+    assert not compile_plans(cycle, per_edge_plans(cycle)).seed_swap.any()
+    assert compile_plans(house, shared_plans(house)).seed_swap.tolist() == [1, 0, 0, 0, 1, 0]
+    clique = parse_pattern("4-clique")
+    assert not compile_plans(clique, shared_plans(clique)).seed_swap.any()  # level 2 joins both seeds

@@ -51,6 +51,10 @@ def test_pair_window_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PAIR_WINDOW": "0"}) == Balance(pair_window=False)
 
 
+def test_seed_swap_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_SEED_SWAP": "0"}) == Balance(seed_swap=False)
+
+
 @pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
 def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()
