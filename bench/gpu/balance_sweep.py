@@ -1,0 +1,121 @@
+"""The load-balance thresholds swept on the same batches: which settings make a batch fastest.
+
+Loads an RMAT graph into a GpuGraph (the first 90% of its edges), applies `--batches` insert
+batches of `--batch` edges and, after each, counts every pattern's new side once per setting,
+`--repeats` times, in turn (so that drift on the card spreads over all settings).  A setting is
+`name:key=value,...` over the fields of `cuda_engine.Balance` and the module's chunk constants
+`AUTO_CHUNK_SHARE` and `MIN_CHUNK_COST`; `default` (Balance()) always runs first and every count
+must equal its count.  Prints per pattern the median wall time of each setting over all its runs
+and its ratio to the default's.
+
+    python bench/gpu/balance_sweep.py --scale 20 --batch 1000 --patterns 4-clique,diamond \\
+        --settings "defer512:defer_cost=512;share8k:share_pairs=8192"
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cupy as cp  # noqa: E402
+from bench_gpu import device_batch_view, rmat_gpu  # noqa: E402
+
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+
+CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST")
+
+
+def parse_settings(text: str) -> dict[str, tuple[engine.Balance, dict[str, int]]]:
+    """name -> (Balance, module constants) of every `name:key=value,...` in `text` (`;` apart)."""
+    kinds = {f.name: f.type for f in fields(engine.Balance)}
+    out = {"default": (engine.Balance(), {})}
+    for item in filter(None, (s.strip() for s in text.split(";"))):
+        name, _, body = item.partition(":")
+        balance, constants = {}, {}
+        for pair in filter(None, body.split(",")):
+            key, _, value = pair.partition("=")
+            if key in CONSTANTS:
+                constants[key] = int(value)
+            elif key in kinds:
+                balance[key] = value in ("1", "true", "True") if kinds[key] in (bool, "bool") else int(value)
+            else:
+                raise SystemExit(f"{name}: {key} is neither a Balance field nor one of {CONSTANTS}")
+        out[name] = (engine.Balance(**balance), constants)
+    return out
+
+
+def timed_count(view, plans, tasks, batch, balance: engine.Balance,
+                constants: dict[str, int]) -> tuple[float, int]:
+    """(wall seconds, matches) of one new-side count under `balance` and the module `constants`."""
+    saved = {key: getattr(engine, key) for key in constants}
+    for key, value in constants.items():
+        setattr(engine, key, value)
+    try:
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        total = int(engine.count_tasks(view, plans, tasks, batch, plans.induced, balance=balance).sum())
+        return time.perf_counter() - t0, total
+    finally:
+        for key, value in saved.items():
+            setattr(engine, key, value)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=1000)
+    ap.add_argument("--batches", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--patterns", default="4-clique,diamond,4-cycle")
+    ap.add_argument("--settings", default="", help="name:key=value,...;... (default always runs)")
+    args = ap.parse_args()
+    settings = parse_settings(args.settings)
+    edges = rmat_gpu(args.scale)
+    n = 1 << args.scale
+    cut = int(0.9 * edges.shape[0])
+    g = GpuGraph()
+    g.build(edges[:cut], n)
+    print(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.batches} insert batches of "
+          f"{args.batch}, {args.repeats} runs per setting; settings: {', '.join(settings)}")
+    names = args.patterns.split(",")
+    plans = {name: compile_plans(parse_pattern(name), shared_plans(parse_pattern(name))) for name in names}
+    times: dict[tuple[str, str], list[float]] = {(p, s): [] for p in names for s in settings}
+    for b in range(args.batches):
+        ins = edges[cut + b * args.batch: cut + (b + 1) * args.batch]
+        g.apply(ins[:0], ins)
+        view = device_batch_view(ins, n)
+        for name in names:
+            tasks = batch_tasks(plans[name], ins, 0, NEW)
+            want = None
+            for round_ in range(args.repeats + 1):  # round 0 warms every setting up, untimed
+                for setting, (balance, constants) in settings.items():
+                    seconds, total = timed_count(g.view(), plans[name], tasks, view, balance, constants)
+                    want = total if want is None else want
+                    if total != want:
+                        raise SystemExit(f"{name} batch {b}: {setting} counted {total}, default {want}")
+                    if round_:
+                        times[name, setting].append(seconds)
+        print(f"batch {b} done", flush=True)
+    for name in names:
+        base = float(np.median(times[name, "default"]))
+        print(f"{name}:")
+        for setting in settings:
+            ms = float(np.median(times[name, setting]))
+            print(f"  {setting:<14} {ms * 1e3:9.2f} ms  {base / ms:5.2f}x default")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
