@@ -209,7 +209,7 @@ BALANCES = {
     "heavy": engine.Balance(split=False, unroll=False, steal=False),
     "split": engine.Balance(unroll=False, steal=False),
     "unroll": engine.Balance(steal=False),
-    "steal": engine.Balance(fill=False),
+    "fill": engine.Balance(fill=True),  # all and every resident warp in the first launch
     "all": engine.Balance(),
     "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
     "noswap": engine.Balance(seed_swap=False),  # all but the reversed seeds (PlanTable.seed_swap)
@@ -510,9 +510,9 @@ def main() -> int:
     ap.add_argument(
         "--ablation",
         default="none,heavy,split",
-        help="also time every batch with these settings: none, heavy, split, unroll, steal, nohub (all but "
-        "the hub bitmaps), nowindow (all but the pair loop's window), noswap (all but the reversed seeds; "
-        "'all' always runs)",
+        help="also time every batch with these settings: none, heavy, split, unroll, fill (all with "
+        "filling), nohub (all but the hub bitmaps), nowindow (all but the pair loop's window), noswap "
+        "(all but the reversed seeds; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

@@ -265,7 +265,8 @@ class Balance:
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).
     fill (with steal): the first launch gets every resident warp, not one per task, so that a
-    batch of fewer tasks than warps still has warps to join its long lists.
+    batch of fewer tasks than warps still has warps to join its long lists.  Off by default:
+    measured 0.99-1.38x faster without on RMAT batches of 1,000 (docs/GPU.md, "Thresholds swept").
     pair_window (with unroll): a warp step of a pair list finds its pairs' candidates among the 32
     read at once from where the previous step ended, instead of a binary search of the whole list
     per pair (match.cu's DM_PAIR_WINDOW: a build of its own).
@@ -281,7 +282,7 @@ class Balance:
     unroll: bool = True
     steal: bool = True
     share_pairs: int = 2048
-    fill: bool = True
+    fill: bool = False
     pair_window: bool = True
     seed_swap: bool = True
 

@@ -36,7 +36,7 @@ LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
 UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
-FILL_ENV = "DELTAMATCH_GPU_FILL"  # "1" (default) or "0": with stealing, every resident warp launched
+FILL_ENV = "DELTAMATCH_GPU_FILL"  # "0" (default) or "1": with stealing, every resident warp launched
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
@@ -45,8 +45,8 @@ FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts 
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
 
 
-def _switch(env: dict, name: str) -> bool:
-    value = env.get(name, "1").strip()
+def _switch(env: dict, name: str, default: str = "1") -> bool:
+    value = env.get(name, default).strip()
     if value not in ("0", "1"):
         raise ValueError(f"{name}: expected 0 or 1, got {value!r}")
     return value == "1"
@@ -55,12 +55,13 @@ def _switch(env: dict, name: str) -> bool:
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW and DELTAMATCH_GPU_SEED_SWAP select (defaults:
-    all on)."""
+    all on but filling)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
-                (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("fill", FILL_ENV),
-                 ("pair_window", PAIR_WINDOW_ENV), ("seed_swap", SEED_SWAP_ENV))}
+                (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
+                 ("seed_swap", SEED_SWAP_ENV))}
+    switches["fill"] = _switch(env, FILL_ENV, default="0")
     if split == "auto":
         return engine.Balance(**switches)
     try:

@@ -44,7 +44,8 @@ def test_steal_switch() -> None:
 
 
 def test_fill_switch() -> None:
-    assert balance_from_env({"DELTAMATCH_GPU_FILL": "0"}) == Balance(fill=False)
+    assert balance_from_env({}) == Balance() and not Balance().fill
+    assert balance_from_env({"DELTAMATCH_GPU_FILL": "1"}) == Balance(fill=True)
 
 
 def test_pair_window_switch() -> None:
