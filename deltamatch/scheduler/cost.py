@@ -85,16 +85,6 @@ def _check_ranks(tasks: TaskList, pairs: np.ndarray) -> None:
         raise ValueError("tasks: every task needs a batch rank within the batch's changed pairs")
 
 
-def task_degrees(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> tuple[np.ndarray, ...]:
-    """(d_u, d_v, |N(u) ∩ N(v)|) per task as float64, looked up by the task's batch rank."""
-    _check_ranks(tasks, pairs)
-    r = tasks.rank
-    flip = tasks.u != pairs[r, 0]
-    d0 = feats.deg0[r].astype(np.float64)
-    d1 = feats.deg1[r].astype(np.float64)
-    return np.where(flip, d1, d0), np.where(flip, d0, d1), feats.common[r].astype(np.float64)
-
-
 def predict_task_cost(tasks: TaskList, shape: PlanShape, pairs: np.ndarray,
                       feats: SideFeatures, neighbour_scan: bool = False) -> np.ndarray:
     """PGMiner's predicted cost of every task (float64[T]; see the module docstring).
@@ -157,9 +147,10 @@ def common_bound(feats: SideFeatures) -> SideFeatures:
 
 
 def g2miner_cost(tasks: TaskList, pairs: np.ndarray, feats: SideFeatures) -> np.ndarray:
-    """G2Miner's estimate: min(deg u, deg v) in the side's graph (float64[T])."""
-    du, dv, _ = task_degrees(tasks, pairs, feats)
-    return np.minimum(du, dv)
+    """G2Miner's estimate: min(deg u, deg v) in the side's graph (float64[T]), looked up by the
+    task's batch rank (either way round)."""
+    _check_ranks(tasks, pairs)
+    return np.minimum(feats.deg0[tasks.rank], feats.deg1[tasks.rank]).astype(np.float64)
 
 
 class Calibrator:
