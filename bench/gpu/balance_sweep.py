@@ -26,13 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
-from bench_gpu import device_batch_view, rmat_gpu  # noqa: E402
+from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
-from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
-from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST")
 
@@ -82,15 +79,11 @@ def main() -> int:
     ap.add_argument("--settings", default="", help="name:key=value,...;... (default always runs)")
     args = ap.parse_args()
     settings = parse_settings(args.settings)
-    edges = rmat_gpu(args.scale)
-    n = 1 << args.scale
-    cut = int(0.9 * edges.shape[0])
-    g = GpuGraph()
-    g.build(edges[:cut], n)
+    edges, n, cut, g = loaded_rmat(args.scale)
     print(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.batches} insert batches of "
           f"{args.batch}, {args.repeats} runs per setting; settings: {', '.join(settings)}")
     names = args.patterns.split(",")
-    plans = {name: compile_plans(parse_pattern(name), shared_plans(parse_pattern(name))) for name in names}
+    plans = shared_plan_tables(names)
     times: dict[tuple[str, str], list[float]] = {(p, s): [] for p in names for s in settings}
     for b in range(args.batches):
         ins = edges[cut + b * args.batch: cut + (b + 1) * args.batch]

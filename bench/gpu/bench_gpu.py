@@ -111,6 +111,22 @@ def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
     return rmat_edges(scale, edge_factor, seed, gpu=True).astype(np.int32)
 
 
+def loaded_rmat(scale: int) -> tuple[np.ndarray, int, int, GpuGraph]:
+    """(edges, vertices, loaded, graph): RMAT `scale`'s edges, with the first 90% (`loaded` of them)
+    in a GpuGraph and the rest left for batches (timeline.py, balance_sweep.py)."""
+    edges = rmat_gpu(scale)
+    n = 1 << scale
+    cut = int(0.9 * edges.shape[0])
+    g = GpuGraph()
+    g.build(edges[:cut], n)
+    return edges, n, cut, g
+
+
+def shared_plan_tables(names: list[str]) -> dict:
+    """name -> the compiled shared plans (the batch plans) of each pattern."""
+    return {name: compile_plans(parse_pattern(name), shared_plans(parse_pattern(name))) for name in names}
+
+
 def warm_up_paths(edges: np.ndarray) -> None:
     """Run every timed device path once on a small graph: CuPy compiles its own kernels on first
     use (seconds on a fresh machine), which must not land in the first timed batch."""

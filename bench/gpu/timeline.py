@@ -37,14 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
 import torch  # noqa: E402
-from bench_gpu import device_batch_view, rmat_gpu  # noqa: E402
+from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
-from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
-from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 
@@ -130,15 +127,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
-    edges = rmat_gpu(args.scale)
-    n = 1 << args.scale
-    cut = int(0.9 * edges.shape[0])
-    g = GpuGraph()
-    g.build(edges[:cut], n)
+    edges, n, cut, g = loaded_rmat(args.scale)
     print(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; batches of {args.batch}, "
           f"{args.delete_fraction:.0%} deletions")
     names = args.patterns.split(",")
-    plans = {name: compile_plans(parse_pattern(name), shared_plans(parse_pattern(name))) for name in names}
+    plans = shared_plan_tables(names)
     runs: dict[str, list] = defaultdict(list)
     pos, del_pos = cut, 0
     n_del = int(round(args.batch * args.delete_fraction))

@@ -17,7 +17,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from deltamatch.kernels.plan_table import LAST_EACH, LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import (
+    LAST_EACH,
+    LAST_PAIRS,
+    BatchView,
+    GraphView,
+    PlanTable,
+    TaskList,
+    reverses_seed,
+)
 from deltamatch.kernels.sorted_rows import contains, lower_bound
 
 _NO_UPPER = 2**62
@@ -986,7 +994,7 @@ def _run_tasks(c, n_chunks, counts, wk, offsets, degree, pool, orders, conns, cm
         t = seq[i]
         p = tp[t]
         u, v = tu[t], tv[t]
-        if swaps[p] != 0 and (swaps[p] == 1) == (degree[u] < degree[v]):
+        if reverses_seed(swaps[p], degree[u], degree[v]):
             u, v = v, u
         a, b = min(u, v), max(u, v)
         reuse = held and shared2[p] != 0 and a == held_a and b == held_b and tr[t] == held_r

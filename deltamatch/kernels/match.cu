@@ -15,8 +15,8 @@
 // flat list of (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
 // list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
-// across up to 32 tasks instead (match_flat).  Listing walks the same sets in the same order as the CPU engine and writes each
-// task's rows at its exact output offset.
+// across up to 32 tasks instead (match_flat).  Listing walks the same sets in the same order as
+// the CPU engine and writes each task's rows at its exact output offset.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
 // task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a
@@ -1327,7 +1327,8 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
 
 // Counting tasks with their seeds reversed where the plan allows it and level 2 then iterates the
 // shorter row (PlanTable.seed_swap: a task's count is the same either way round): task i's seed is
-// (tv[i], tu[i]) when swap[tp[i]] is 1 and deg(tu[i]) < deg(tv[i]), or -1 and not, else (tu, tv).
+// (tv[i], tu[i]) when swap[tp[i]] is 1 and deg(tu[i]) < deg(tv[i]), or -1 and not, else (tu, tv)
+// (plan_table.reverses_seed, the CPU engine's and the cost model's copy of the rule).
 // Done before the launch rather than in `seed`, where it cost match_tasks a spilled register.
 extern "C" __global__ void swap_seeds(dm_i64 n, const int* tu, const int* tv, const int* tp, const int* swap,
                                       const int* degree, int* su, int* sv) {

@@ -108,6 +108,14 @@ class PlanTable(NamedTuple):
     seed_swap: np.ndarray  # int8[plans]
 
 
+@njit(cache=True)
+def reverses_seed(side: int, first_degree: float, second_degree: float) -> bool:
+    """Whether a task of a plan with `PlanTable.seed_swap` `side`, whose seed endpoints as given
+    have these degrees, runs reversed: side 1 puts the lower degree at position 1, -1 at position
+    0 (equal degrees: reversed for -1 only).  match.cu's swap_seeds applies the same rule."""
+    return side != 0 and (side == 1) == (first_degree < second_degree)
+
+
 class TaskList(NamedTuple):
     """Tasks: seed pair (u, v) of batch rank `rank` (-1 when static) run with plan `plan`."""
 

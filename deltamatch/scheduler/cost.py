@@ -31,7 +31,7 @@ from math import factorial
 import numpy as np
 from numba import njit
 
-from deltamatch.kernels.plan_table import PlanTable, TaskList
+from deltamatch.kernels.plan_table import PlanTable, TaskList, reverses_seed
 from deltamatch.workers.features import SideFeatures
 
 
@@ -116,7 +116,7 @@ def _task_costs(u, rank, plan, pairs, deg0, deg1, common, n, davg, dscan, adj0, 
         du = float(deg1[r] if flip else deg0[r])
         dv = float(deg0[r] if flip else deg1[r])
         p = plan[t]
-        if seed_swap[p] != 0 and (seed_swap[p] == 1) == (du < dv):
+        if reverses_seed(seed_swap[p], du, dv):
             du, dv = dv, du
         if (seed_cmp[p] == -1 and v[t] > u[t]) or (seed_cmp[p] == 1 and v[t] < u[t]):
             out[t] = 1.0
