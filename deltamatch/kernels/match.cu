@@ -55,6 +55,9 @@
 // Work sharing: pairs claimed at once, and the fewest unclaimed pairs worth joining a list for.
 #define DM_CLAIM 128
 #define DM_JOIN_MIN 256
+// An idle warp that found no list to join sleeps 32 ns, doubling up to 32 << DM_IDLE_DOUBLINGS ns
+// (4 us) before it looks again.
+#define DM_IDLE_DOUBLINGS 7
 
 // A warp's board record, DM_BOARD_WORDS words: the list's id while open (0: closed), next unclaimed
 // pair, pair count, joiners holding it, then what a joiner needs: task, plan | rank << 32, the list's
@@ -661,12 +664,10 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
             if (f0 >= total || expired(c, lane)) {
                 break;
             }
+            // No search for the piece's first candidate: a warp's claims only grow, so the cursor
+            // still starts at or before it and the window finds it (next to the last piece when
+            // nobody claimed in between: the owner's common case).
             stop = min(f0 + DM_CLAIM, total);
-            const int at = pair_owner<CG>(pl, f0);
-            if (lane == 0) {
-                s.cursor = at;
-            }
-            __syncwarp();
             if (CG && lane == 0) {
                 count_event(c, DM_ST_SHARED, (dm_u64)(stop - f0));
             }
@@ -792,8 +793,11 @@ __device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, 
     for (dm_i64 w = lane; w < n_warps; w += 32) {
         const dm_u64* rec = c.board + w * DM_BOARD_WORDS;
         const dm_u64 id = __ldcg(rec + DM_B_OPEN);
+        if (id == 0) {  // most records are closed: one load each, not three
+            continue;
+        }
         const dm_i64 left = (dm_i64)__ldcg(rec + DM_B_END) - (dm_i64)__ldcg(rec + DM_B_NEXT);
-        if (id != 0 && left > best_left) {
+        if (left > best_left) {
             best_left = left;
             best = w;
             best_id = id;
@@ -1281,13 +1285,13 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             }
             int done = 0;
             if (lane == 0) {
-                done = atomicAdd(active, 0ull) == 0;
+                done = *(volatile dm_u64*)active == 0;  // a load: every idle warp polls it
             }
             if (__shfl_sync(DM_FULL_MASK, done, 0)) {
                 break;
             }
-            __nanosleep(min(32 << idle, 4096));
-            idle = min(idle + 1, 7);
+            __nanosleep(32u << idle);
+            idle = min(idle + 1, DM_IDLE_DOUBLINGS);
         }
     }
     if (lane == 0 && total != nullptr && mine != 0) {
