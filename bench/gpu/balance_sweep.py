@@ -3,10 +3,12 @@
 Loads an RMAT graph into a GpuGraph (the first 90% of its edges), applies `--batches` insert
 batches of `--batch` edges and, after each, counts every pattern's new side once per setting,
 `--repeats` times, in turn (so that drift on the card spreads over all settings).  A setting is
-`name:key=value,...` over the fields of `cuda_engine.Balance` and the module's chunk constants
-`AUTO_CHUNK_SHARE` and `MIN_CHUNK_COST`; `default` (Balance()) always runs first and every count
-must equal its count.  Prints per pattern the median wall time of each setting over all its runs
-and its ratio to the default's.
+`name:key=value,...` over the fields of `cuda_engine.Balance`, the module's chunk constants
+`AUTO_CHUNK_SHARE` and `MIN_CHUNK_COST`, and `HUB_BITMAP_BYTES` (the setting's counts then run on
+hub bitmaps of that budget, built for it after each batch, the build timed apart; the others on
+the graph's own, which its batches keep current); `default` (Balance()) always runs first and
+every count must equal its count.  Prints per pattern the median wall time of each setting over
+all its runs and its ratio to the default's.
 
     python bench/gpu/balance_sweep.py --scale 20 --batch 1000 --patterns 4-clique,diamond \\
         --settings "defer512:defer_cost=512;share8k:share_pairs=8192"
@@ -31,7 +33,7 @@ from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 
-CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST")
+CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST", "HUB_BITMAP_BYTES")
 
 
 def parse_settings(text: str) -> dict[str, tuple[engine.Balance, dict[str, int]]]:
@@ -56,6 +58,7 @@ def parse_settings(text: str) -> dict[str, tuple[engine.Balance, dict[str, int]]
 def timed_count(view, plans, tasks, batch, balance: engine.Balance,
                 constants: dict[str, int]) -> tuple[float, int]:
     """(wall seconds, matches) of one new-side count under `balance` and the module `constants`."""
+    constants = {key: value for key, value in constants.items() if key != "HUB_BITMAP_BYTES"}
     saved = {key: getattr(engine, key) for key in constants}
     for key, value in constants.items():
         setattr(engine, key, value)
@@ -89,12 +92,25 @@ def main() -> int:
         ins = edges[cut + b * args.batch: cut + (b + 1) * args.batch]
         g.apply(ins[:0], ins)
         view = device_batch_view(ins, n)
+        graphs = {}
+        for setting, (_, constants) in settings.items():
+            graphs[setting] = g.view()
+            if "HUB_BITMAP_BYTES" in constants:
+                plain = graphs[setting]._replace(hub_row=None, hub_bits=None)
+                cp.cuda.Device().synchronize()
+                t0 = time.perf_counter()
+                graphs[setting] = engine.with_hub_bitmaps(plain, budget_bytes=constants["HUB_BITMAP_BYTES"])
+                cp.cuda.Device().synchronize()
+                ms = (time.perf_counter() - t0) * 1e3
+                hubs = int(cp.count_nonzero(graphs[setting].hub_row))
+                print(f"batch {b} {setting}: {hubs} hub bitmaps built in {ms:.2f} ms")
         for name in names:
             tasks = batch_tasks(plans[name], ins, 0, NEW)
             want = None
             for round_ in range(args.repeats + 1):  # round 0 warms every setting up, untimed
                 for setting, (balance, constants) in settings.items():
-                    seconds, total = timed_count(g.view(), plans[name], tasks, view, balance, constants)
+                    seconds, total = timed_count(graphs[setting], plans[name], tasks, view, balance,
+                                                 constants)
                     want = total if want is None else want
                     if total != want:
                         raise SystemExit(f"{name} batch {b}: {setting} counted {total}, default {want}")

@@ -420,8 +420,8 @@ def with_hub_bitmaps(graph: DeviceGraph, min_degree: int | None = None,
     """`graph` with bitmaps of its highest-degree rows (degree at least `min_degree`, default
     HUB_MIN_DEGREE; as many as the budget holds, highest first): an adjacency test against such a
     row reads one bit where a binary search read up to log2(degree) entries.  A bitmap holds a
-    bit per row of `graph`, so it stays valid only while the rows neither change nor grow in
-    number."""
+    bit per row of `graph`: it stays valid while the rows do not grow in number, and while their
+    changes are applied to it too (graph.cu: hub_bits_apply, which GpuGraph.apply runs)."""
     cp = cupy()
     min_degree = HUB_MIN_DEGREE if min_degree is None else min_degree
     rows = int(graph.degree.shape[0])

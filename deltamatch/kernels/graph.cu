@@ -198,3 +198,24 @@ extern "C" __global__ void hub_bitmaps(int n_hubs, const int* hubs, const dm_i64
         }
     }
 }
+
+// Keeps the hub bitmaps exact across a batch (GpuGraph.apply), where hub_bitmaps would rebuild them
+// all: a thread per touched row that has a bitmap clears the bits of its deleted neighbours and
+// sets those of its inserted ones, in update order (merge_rows' grouping: upd_ptr, ins_prefix).
+extern "C" __global__ void hub_bits_apply(int n_rows, const int* rows, const dm_i64* upd_ptr, const int* upd_nbr,
+                                          const int* ins_prefix, const unsigned long long* hub_row) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += gridDim.x * blockDim.x) {
+        unsigned* bitmap = (unsigned*)hub_row[rows[i]];
+        if (bitmap == nullptr) {
+            continue;
+        }
+        for (dm_i64 t = upd_ptr[i]; t < upd_ptr[i + 1]; ++t) {
+            const int x = upd_nbr[t];
+            if (ins_prefix[t + 1] > ins_prefix[t]) {
+                bitmap[x >> 5] |= 1u << (x & 31);
+            } else {
+                bitmap[x >> 5] &= ~(1u << (x & 31));
+            }
+        }
+    }
+}

@@ -101,13 +101,15 @@ class GpuGraph:
     """Sorted adjacency rows with slack on the device, over internal ids (module docstring).
 
     `hub_bits` (default: DELTAMATCH_GPU_HUB_BITS): views carry bitmaps of the highest-degree rows
-    (`cuda_engine.with_hub_bitmaps`), built on the first view after the rows change."""
+    (`cuda_engine.with_hub_bitmaps`), built on the first view after a build or after the rows grew
+    in number, and kept exact by every batch (graph.cu's `hub_bits_apply`): the rows that have one
+    are those that were the highest then."""
 
     def __init__(self, hub_bits: bool | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
         self.hub_bits = hub_bits_from_env() if hub_bits is None else hub_bits
-        self._hub_view: engine.DeviceGraph | None = None  # the bitmaps of the current rows
+        self._hub_view: engine.DeviceGraph | None = None  # the bitmaps, exact for the current rows
         self.n = 0
         self.offsets = cp.zeros(0, dtype=cp.int64)
         self.degree = cp.zeros(0, dtype=cp.int32)
@@ -211,7 +213,6 @@ class GpuGraph:
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
         if deleted.shape[0] + inserted.shape[0] == 0:
             return
-        self._hub_view = None
         self.ensure_vertices(max(int(deleted.max(initial=-1)), int(inserted.max(initial=-1))) + 1)
         if self.num_edges == 0 and deleted.shape[0] == 0:
             self.build(inserted, self.n)  # a bulk load into an empty graph: one CSR build
@@ -251,6 +252,10 @@ class GpuGraph:
             (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
             (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
              self.capacity))
+        if self._hub_view is not None:
+            engine.kernel("graph.cu", "hub_bits_apply")(
+                (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
+                (np.int32(n_rows), d_rows, d_upd_ptr, d_nbr, d_ins_prefix, self._hub_view.hub_row))
         self.host_offsets[rows] = new_off
         self.host_degree[rows] = new_deg
         self.host_capacity[rows] = new_cap
