@@ -43,6 +43,7 @@ ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on 
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
+HUB_REBUILD_GROWTH = 2  # the hub bitmaps are chosen again once the edges have grown this many-fold
 
 
 def _switch(env: dict, name: str, default: str = "1") -> bool:
@@ -101,15 +102,17 @@ class GpuGraph:
     """Sorted adjacency rows with slack on the device, over internal ids (module docstring).
 
     `hub_bits` (default: DELTAMATCH_GPU_HUB_BITS): views carry bitmaps of the highest-degree rows
-    (`cuda_engine.with_hub_bitmaps`), built on the first view after a build or after the rows grew
-    in number, and kept exact by every batch (graph.cu's `hub_bits_apply`): the rows that have one
-    are those that were the highest then."""
+    (`cuda_engine.with_hub_bitmaps`), built on the first view after a build, after the rows grew in
+    number or once the edges have grown HUB_REBUILD_GROWTH-fold since the last build (a graph
+    loaded by batches gets its hubs as they appear), and kept exact by every batch in between
+    (graph.cu's `hub_bits_apply`): the rows that have one are the highest at the last build."""
 
     def __init__(self, hub_bits: bool | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
         self.hub_bits = hub_bits_from_env() if hub_bits is None else hub_bits
         self._hub_view: engine.DeviceGraph | None = None  # the bitmaps, exact for the current rows
+        self._hub_edges = 0  # num_edges when they were built
         self.n = 0
         self.offsets = cp.zeros(0, dtype=cp.int64)
         self.degree = cp.zeros(0, dtype=cp.int32)
@@ -134,8 +137,10 @@ class GpuGraph:
                                   max_degree=self.degree_bound)
         if not self.hub_bits:
             return view
-        if self._hub_view is None:
+        if self._hub_view is None or self.num_edges > HUB_REBUILD_GROWTH * self._hub_edges:
+            self._hub_view = None  # the old bitmaps' memory goes back first
             self._hub_view = engine.with_hub_bitmaps(view)
+            self._hub_edges = self.num_edges
         return view._replace(hub_row=self._hub_view.hub_row, hub_bits=self._hub_view.hub_bits)
 
     def ensure_vertices(self, n: int) -> None:
@@ -252,7 +257,7 @@ class GpuGraph:
             (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
             (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
              self.capacity))
-        if self._hub_view is not None:
+        if self._hub_view is not None and self._hub_view.hub_row is not None:  # (None: no row had one)
             engine.kernel("graph.cu", "hub_bits_apply")(
                 (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
                 (np.int32(n_rows), d_rows, d_upd_ptr, d_nbr, d_ins_prefix, self._hub_view.hub_row))
