@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import fields
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,32 +34,41 @@ from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 
-CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST", "HUB_BITMAP_BYTES")
+CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST")
+HUB_BUDGET = "HUB_BITMAP_BYTES"
 
 
-def parse_settings(text: str) -> dict[str, tuple[engine.Balance, dict[str, int]]]:
-    """name -> (Balance, module constants) of every `name:key=value,...` in `text` (`;` apart)."""
+class Setting(NamedTuple):
+    balance: engine.Balance
+    constants: dict[str, int]  # module constants set while it counts
+    hub_bytes: int | None  # its own hub bitmaps' budget (None: the graph's own bitmaps)
+
+
+def parse_settings(text: str) -> dict[str, Setting]:
+    """name -> Setting of every `name:key=value,...` in `text` (`;` apart)."""
     kinds = {f.name: f.type for f in fields(engine.Balance)}
-    out = {"default": (engine.Balance(), {})}
+    out = {"default": Setting(engine.Balance(), {}, None)}
     for item in filter(None, (s.strip() for s in text.split(";"))):
         name, _, body = item.partition(":")
-        balance, constants = {}, {}
+        balance, constants, hub_bytes = {}, {}, None
         for pair in filter(None, body.split(",")):
             key, _, value = pair.partition("=")
             if key in CONSTANTS:
                 constants[key] = int(value)
+            elif key == HUB_BUDGET:
+                hub_bytes = int(value)
             elif key in kinds:
                 balance[key] = value in ("1", "true", "True") if kinds[key] in (bool, "bool") else int(value)
             else:
-                raise SystemExit(f"{name}: {key} is neither a Balance field nor one of {CONSTANTS}")
-        out[name] = (engine.Balance(**balance), constants)
+                known = CONSTANTS + (HUB_BUDGET,)
+                raise SystemExit(f"{name}: {key} is neither a Balance field nor one of {known}")
+        out[name] = Setting(engine.Balance(**balance), constants, hub_bytes)
     return out
 
 
 def timed_count(view, plans, tasks, batch, balance: engine.Balance,
                 constants: dict[str, int]) -> tuple[float, int]:
     """(wall seconds, matches) of one new-side count under `balance` and the module `constants`."""
-    constants = {key: value for key, value in constants.items() if key != "HUB_BITMAP_BYTES"}
     saved = {key: getattr(engine, key) for key in constants}
     for key, value in constants.items():
         setattr(engine, key, value)
@@ -93,13 +103,13 @@ def main() -> int:
         g.apply(ins[:0], ins)
         view = device_batch_view(ins, n)
         graphs = {}
-        for setting, (_, constants) in settings.items():
+        for setting, (_, _, hub_bytes) in settings.items():
             graphs[setting] = g.view()
-            if "HUB_BITMAP_BYTES" in constants:
+            if hub_bytes is not None:
                 plain = graphs[setting]._replace(hub_row=None, hub_bits=None)
                 cp.cuda.Device().synchronize()
                 t0 = time.perf_counter()
-                graphs[setting] = engine.with_hub_bitmaps(plain, budget_bytes=constants["HUB_BITMAP_BYTES"])
+                graphs[setting] = engine.with_hub_bitmaps(plain, budget_bytes=hub_bytes)
                 cp.cuda.Device().synchronize()
                 ms = (time.perf_counter() - t0) * 1e3
                 hubs = int(cp.count_nonzero(graphs[setting].hub_row))
@@ -108,7 +118,7 @@ def main() -> int:
             tasks = batch_tasks(plans[name], ins, 0, NEW)
             want = None
             for round_ in range(args.repeats + 1):  # round 0 warms every setting up, untimed
-                for setting, (balance, constants) in settings.items():
+                for setting, (balance, constants, _) in settings.items():
                     seconds, total = timed_count(graphs[setting], plans[name], tasks, view, balance,
                                                  constants)
                     want = total if want is None else want

@@ -419,14 +419,16 @@ HUB_SHARE = 0.1  # ... and at most this share of what is free
 
 
 def with_hub_bitmaps(graph: DeviceGraph, min_degree: int | None = None,
-                     budget_bytes: int = HUB_BITMAP_BYTES) -> DeviceGraph:
+                     budget_bytes: int | None = None) -> DeviceGraph:
     """`graph` with bitmaps of its highest-degree rows (degree at least `min_degree`, default
-    HUB_MIN_DEGREE; as many as the budget holds, highest first): an adjacency test against such a
-    row reads one bit where a binary search read up to log2(degree) entries.  A bitmap holds a
-    bit per row of `graph`: it stays valid while the rows do not grow in number, and while their
-    changes are applied to it too (graph.cu: hub_bits_apply, which GpuGraph.apply runs)."""
+    HUB_MIN_DEGREE; as many as `budget_bytes`, default HUB_BITMAP_BYTES, and HUB_SHARE of free
+    memory hold, highest first): an adjacency test against such a row reads one bit where a
+    binary search read up to log2(degree) entries.  A bitmap holds a bit per row of `graph`: it
+    stays valid while the rows do not grow in number, and while their changes are applied to it
+    too (graph.cu: hub_bits_apply, which GpuGraph.apply runs)."""
     cp = cupy()
     min_degree = HUB_MIN_DEGREE if min_degree is None else min_degree
+    budget_bytes = HUB_BITMAP_BYTES if budget_bytes is None else budget_bytes
     rows = int(graph.degree.shape[0])
     words = -(-rows // 32)
     most = min(budget_bytes, int(free_bytes() * HUB_SHARE)) // (4 * max(words, 1))
