@@ -5,7 +5,10 @@ then stream the rest as insert batches of each size.  For each pattern it measur
 static count, the per-batch GPU time (graph update + matching of the new side), the CPU
 engine (numba, all cores) on the very same tasks and graph (and checks the counts agree),
 a from-scratch GPU recount of the final graph, a full CSR rebuild, and the achieved
-adjacency bytes/s against the measured device-to-device copy bandwidth.
+adjacency bytes/s against the measured device-to-device copy bandwidth.  With the diamond among
+the patterns, its batches are also counted from the graph's kept triangles (`TriangleTable`, the
+service's route for it when nothing is listed): "diamond kept" in the summary, against the same
+CPU runs and the same recount.
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
@@ -37,6 +40,7 @@ from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+from deltamatch.workers.triangle_table import TriangleTable  # noqa: E402
 
 STARTED = time.perf_counter()
 COLUMNS = [
@@ -286,6 +290,16 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     load_s = tick() - t
     log(f"  loaded 90% ({cut} edges) into the device graph in {load_s * 1e3:.1f} ms")
     base = dict(scale=scale, vertices=n, edges=edges.shape[0], max_degree=int(degree_full.max()))
+    table = None
+    if args.kept_triangles and "diamond" in patterns:
+        t = tick()
+        table = TriangleTable(g)
+        build_s = tick() - t
+        table_bytes = table.capacity * 20  # key 8, t 4, pending 4, rank 4
+        writer.writerow({**base, "pattern": "diamond", "phase": "triangle_table", "matches": table.diamonds,
+                         "gpu_update_s": build_s, "note": f"{table.held} edges, {table_bytes} bytes"})
+        log(f"  kept triangles of {table.held} edges: built in {build_s * 1e3:.1f} ms, "
+            f"{table_bytes / 2**30:.2f} GiB, {table.diamonds} diamonds")
     plans = {}
     for name in patterns:
         pat = parse_pattern(name)
@@ -360,9 +374,18 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             for name in sides:
                 if "old" in sides[name]:
                     results[name]["old"] = gpu_side(g, plans[name][0], sides[name]["old"], dview, args)
+            kept_s, destroyed = 0.0, 0
+            if table is not None:
+                t = tick()
+                destroyed = table.deletions(g, dels)
+                kept_s = tick() - t
             t = tick()
             g.apply(dels, ins)
             upd_s = tick() - t
+            if table is not None:
+                t = tick()
+                kept_diamonds = table.insertions(g, ins) - destroyed
+                kept_s += tick() - t
             host_new = host_rows(g) if args.cpu else None
             for name in sides:
                 results[name]["new"] = gpu_side(g, plans[name][0], sides[name]["new"], dview, args)
@@ -428,6 +451,16 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 )
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
                 rec.append((t_gpu, upd_s, cpu_s, added - removed))
+                if name == "diamond" and table is not None:
+                    same = kept_diamonds == added - removed
+                    note = "" if same else "MISMATCH"
+                    writer.writerow({**base, "pattern": name, "phase": "batch_kept", "batch_size": size,
+                                     "batch": b, "matches": kept_diamonds, "gpu_s": kept_s,
+                                     "gpu_update_s": upd_s, "cpu_s": cpu_s, "note": note})
+                    summary.setdefault((scale, "diamond kept"), {}).setdefault(size, []).append(
+                        (kept_s, upd_s, cpu_s, kept_diamonds))
+                    log(f"  batch {size:>6d}#{b} {name:10s} kept triangles: gpu {kept_s * 1e3:9.2f} ms "
+                        f"({t_gpu / kept_s:6.1f}x the match run){'' if same else '  MISMATCH'}")
                 log(
                     f"  batch {size:>6d}#{b} {name:10s} +{added:>14d} -{removed:>12d}  "
                     f"gpu {t_gpu * 1e3:9.2f} ms "
@@ -543,6 +576,12 @@ def main() -> int:
     ap.add_argument(
         "--time-budget", type=float, default=0.0, help="seconds after which no new phase starts (0: no limit)"
     )
+    ap.add_argument(
+        "--kept-triangles",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also count the diamond's batches from kept triangles (TriangleTable)",
+    )
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     out = Path(args.out)
@@ -604,7 +643,8 @@ def main() -> int:
             um = float(np.median([r[1] for r in runs]))
             cpus = [r[2] for r in runs if r[2] is not None]
             cm = float(np.median(cpus)) if cpus else float("nan")
-            rc = rec.get("recount_s", float("nan"))
+            rc = (rec if key[1] != "diamond kept" else summary.get((key[0], "diamond"), {})).get(
+                "recount_s", float("nan"))
             log(
                 f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | "
                 f"{cm * 1e3:9.2f} | {cm / gm:7.1f} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}"

@@ -790,14 +790,20 @@ def static_tasks(graph: DeviceGraph, num_vertices: int, plans: PlanTable | Devic
     return DeviceTasks(src.astype(cp.int32), dst.astype(cp.int32), None, None)
 
 
+def _degree_order(graph: DeviceGraph, num_vertices: int):
+    """The ids ascending in degree, ties by id: entry r is the vertex of id r in the degree
+    relabelling."""
+    cp = cupy()
+    deg = graph.degree[:num_vertices].astype(cp.int64)
+    return cp.argsort(deg * num_vertices + cp.arange(num_vertices, dtype=cp.int64))
+
+
 def _ranked_pairs(graph: DeviceGraph, num_vertices: int):
     """The key rank[src] << 32 | rank[dst] of every directed pair of the graph (unsorted), rank[v]
     being v's id in the degree relabelling (ids ascending in degree, ties by id)."""
     cp = cupy()
-    deg = graph.degree[:num_vertices].astype(cp.int64)
     rank = cp.empty(num_vertices, dtype=cp.int64)
-    rank[cp.argsort(deg * num_vertices + cp.arange(num_vertices, dtype=cp.int64))] = cp.arange(
-        num_vertices, dtype=cp.int64)
+    rank[_degree_order(graph, num_vertices)] = cp.arange(num_vertices, dtype=cp.int64)
     src, dst = edge_ends(graph, num_vertices)
     return (rank[src] << 32) | rank[dst]
 
@@ -873,6 +879,16 @@ def edge_triangles(oriented: DeviceGraph, src, stats: KernelStats | None = None)
     tri = cp.zeros(max(n_edges, 1), dtype=cp.uint32)
     _oriented_triangles("edge_triangles", oriented, src, tri, 0, 1, stats)
     return tri[:n_edges]
+
+
+def edge_triangle_counts(graph: DeviceGraph, num_vertices: int) -> tuple[Any, Any, Any]:
+    """(a, b, t): every edge of `graph` once, its ends in the graph's own ids (int32), with the
+    triangles through it (uint32): `edge_triangles` on the degree-oriented graph, mapped back."""
+    cp = cupy()
+    oriented, src = _oriented_edges(graph, num_vertices)
+    t = edge_triangles(oriented, src)
+    vertex = _degree_order(graph, num_vertices).astype(cp.int32)
+    return vertex[src], vertex[oriented.pool], t
 
 
 def triangles(oriented: DeviceGraph, src, part: int = 0, parts: int = 1,

@@ -140,6 +140,12 @@ class TaskList(NamedTuple):
         return int(self.u.shape[0])
 
 
+def is_edge_induced_diamond(plans: PlanTable) -> bool:
+    """Whether the table's pattern is the edge-induced diamond: four vertices and five edges (K4
+    less an edge is the only such graph), inducedness off."""
+    return plans.k == 4 and not plans.induced and int(plans.conn[0].sum()) == 10
+
+
 def empty_batch(num_vertices: int) -> BatchView:
     """A batch with no changed pairs (static counting)."""
     return BatchView(

@@ -92,9 +92,9 @@ class RayWorkerPool(WorkerPool):
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
 
-    def register(self, pattern_id: int, plans: PatternPlans) -> None:
+    def register(self, pattern_id: int, plans: PatternPlans) -> bool:
         self.plans[pattern_id] = plans
-        self._gather(lambda w: self.replicas[w].register.remote(self.boot[w], pattern_id, plans))
+        return all(self._gather(lambda w: self.replicas[w].register.remote(self.boot[w], pattern_id, plans)))
 
     def unregister(self, pattern_id: int) -> None:
         self.plans.pop(pattern_id, None)

@@ -54,9 +54,10 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self.replicas)
 
-    def register(self, pattern_id: int, plans: PatternPlans) -> None:
-        for r in self.replicas:
-            r.register(pattern_id, plans)
+    def register(self, pattern_id: int, plans: PatternPlans) -> bool:
+        """Register on every replica; True when each can count the pattern's batches from its
+        graph's kept triangles (`GraphReplica.register`)."""
+        return all([r.register(pattern_id, plans) for r in self.replicas])
 
     def unregister(self, pattern_id: int) -> None:
         for r in self.replicas:
@@ -106,6 +107,7 @@ class RegisteredPattern:
     total: int
     version: int
     shape: PlanShape | None = None
+    kept: bool = False  # every worker counts its batches from kept triangles (BatchPlan.kept_counts)
 
     def describe(self) -> dict:
         p = self.pattern
@@ -228,10 +230,10 @@ class SchedulerCore:
         plan_list = (shared_plans if self.shared else per_edge_plans)(pattern, self.hoist)
         plans = PatternPlans(compile_plans(pattern, plan_list),
                              compile_plans(pattern, [static_plan(pattern, self.hoist)]))
-        self.pool.register(pid, plans)
+        kept = self.pool.register(pid, plans)
         total = self.pool.static_count(pid)
         reg = RegisteredPattern(pid, pattern, plans, len(plan_list), total, self.version,
-                                plan_shape(plans.batch))
+                                plan_shape(plans.batch), kept)
         self.patterns[pid] = reg
         self._ids = itertools.count(max(pid + 1, next(self._ids)))
         return reg
@@ -290,8 +292,10 @@ class SchedulerCore:
                 results, times = self._run_local(version, batch, keys, groups, limit)
                 picks, predicted_load = [], np.zeros(workers)
             else:
+                kept = frozenset(pid for pid, reg in self.patterns.items() if reg.kept and limit <= 0)
+                groups, model = _without_tasks(kept, keys, groups, model)
                 results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
-                                                                          feats, limit)
+                                                                          feats, limit, kept)
         except ValueError as exc:  # the input was valid: this is the engine's, and graphs may hold part
             raise BatchFailed(f"version {version}: {exc}") from exc
         t1, t2, t_send, t_back, commit_seconds = times
@@ -348,10 +352,11 @@ class SchedulerCore:
         return [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
 
     def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
-                     feats: PairFeatures | None, limit: int):
+                     feats: PairFeatures | None, limit: int, kept: frozenset[int] = frozenset()):
         """Split the batch's tasks between the workers and run it there, then commit it to the
         scheduler's graph: (results, (costed, assigned, sent, back) clock times, picks, predicted
-        load per worker)."""
+        load per worker).  The patterns in `kept` (no tasks) are counted by one worker, in turn
+        by version, from its kept triangles."""
         workers = len(self.pool)
         costed = self.policy in COST_POLICIES
         costs = self._policy_costs(keys, groups, model, feats) if costed else []
@@ -388,7 +393,9 @@ class SchedulerCore:
         t_send = self.clock()
         # The scheduler's own graph update overlaps the workers' (a batch that then fails restores
         # it: `restore`, the caller's duty, as for any failed batch).
-        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w])
+        counter = version % workers
+        results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w],
+                                               kept if w == counter else frozenset())
                                      for w in range(workers)], meanwhile=commit)
         return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
 
@@ -501,6 +508,16 @@ class SchedulerCore:
         if self.on_batch:
             self.on_batch(outcome)
         return outcome
+
+
+def _without_tasks(kept: frozenset[int], keys, groups: list[TaskList], model: list):
+    """The groups and model costs with the patterns in `kept` left without tasks."""
+    if not kept:
+        return groups, model
+    none = np.zeros(0, dtype=np.int64)
+    emptied = [g.take(none) if pid in kept else g for (pid, _), g in zip(keys, groups, strict=True)]
+    costs = [m[none] if pid in kept and m is not None else m for (pid, _), m in zip(keys, model, strict=True)]
+    return emptied, costs
 
 
 def _total(model: list[np.ndarray]) -> float:

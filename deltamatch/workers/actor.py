@@ -90,8 +90,8 @@ class Worker:
         if version > replica.version:
             replica.clear(version)
 
-    def register(self, boot_id: str, pattern_id: int, plans: PatternPlans) -> None:
-        self._replica(boot_id).register(pattern_id, plans)
+    def register(self, boot_id: str, pattern_id: int, plans: PatternPlans) -> bool:
+        return self._replica(boot_id).register(pattern_id, plans)
 
     def unregister(self, boot_id: str, pattern_id: int) -> None:
         self._replica(boot_id).unregister(pattern_id)

@@ -15,6 +15,7 @@ class CpuBackend:
     `graph`, it runs the engine on that graph (a device backend's `host_graph`)."""
 
     name = "cpu"
+    keeps_triangles = False  # the CUDA backend's graph may keep its edges' triangles (`keep_triangles`)
 
     def __init__(self, graph: DynamicGraph | None = None,
                  options: cpu_engine.EngineOptions | None = None) -> None:

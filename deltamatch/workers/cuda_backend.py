@@ -31,6 +31,7 @@ from deltamatch.workers.graph import (
     normalize_batch,
     unique_pairs,
 )
+from deltamatch.workers.triangle_table import TriangleTable
 
 LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
@@ -43,6 +44,7 @@ ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on 
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
+KEPT_TRIANGLES_ENV = "DELTAMATCH_GPU_KEPT_TRIANGLES"  # "1" (default) or "0": diamond deltas, kept triangles
 HUB_REBUILD_GROWTH = 2  # the hub bitmaps are chosen again once the edges have grown this many-fold
 
 
@@ -89,6 +91,12 @@ def hub_bits_from_env(env: dict | None = None) -> bool:
     return _switch(os.environ if env is None else env, HUB_BITS_ENV)
 
 
+def kept_triangles_from_env(env: dict | None = None) -> bool:
+    """Whether DELTAMATCH_GPU_KEPT_TRIANGLES lets the device graph keep its edges' triangles for the
+    edge-induced diamond's batch counts (default: on)."""
+    return _switch(os.environ if env is None else env, KEPT_TRIANGLES_ENV)
+
+
 def cuda_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:
@@ -131,10 +139,24 @@ class GpuGraph:
         self.compactions = 0
         self.pool_growths = 0
         self.last_update_bytes = 0  # row bytes the last apply read and wrote (merge + copy)
+        self.triangles: TriangleTable | None = None
+        self.last_diamonds = (0, 0)  # (destroyed, created) by the last apply, when triangles are kept
+
+    def keep_triangles(self, keep: bool) -> None:
+        """Keep (or drop) a `TriangleTable` of the rows: every apply then also counts the
+        edge-induced diamonds it destroyed and created, `last_diamonds`."""
+        if keep and self.triangles is None:
+            self.triangles = TriangleTable(self)
+        elif not keep:
+            self.triangles = None
+
+    def view_rows(self) -> engine.DeviceGraph:
+        """The rows alone, without hub bitmaps."""
+        return engine.DeviceGraph(self.offsets, self.degree, self.pool, host_degree=self.host_degree,
+                                  max_degree=self.degree_bound)
 
     def view(self) -> engine.DeviceGraph:
-        view = engine.DeviceGraph(self.offsets, self.degree, self.pool, host_degree=self.host_degree,
-                                  max_degree=self.degree_bound)
+        view = self.view_rows()
         if not self.hub_bits:
             return view
         if self._hub_view is None or self.num_edges > HUB_REBUILD_GROWTH * self._hub_edges:
@@ -202,6 +224,8 @@ class GpuGraph:
         self.pool_used = used
         self.live_capacity = live
         self.num_edges = int(e.shape[0])
+        if self.triangles is not None:
+            self.triangles.rebuild(self)
 
     def apply(self, deleted: np.ndarray, inserted: np.ndarray) -> None:
         """G = (G - D) ∪ I for internal-id pairs normalized against this graph.
@@ -216,12 +240,16 @@ class GpuGraph:
         cp = self._cp
         deleted = np.asarray(deleted, dtype=np.int64).reshape(-1, 2)
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
+        self.last_diamonds = (0, 0)
         if deleted.shape[0] + inserted.shape[0] == 0:
             return
         self.ensure_vertices(max(int(deleted.max(initial=-1)), int(inserted.max(initial=-1))) + 1)
         if self.num_edges == 0 and deleted.shape[0] == 0:
             self.build(inserted, self.n)  # a bulk load into an empty graph: one CSR build
+            if self.triangles is not None:
+                self.last_diamonds = (0, self.triangles.diamonds)
             return
+        destroyed = self.triangles.deletions(self, deleted) if self.triangles is not None else 0
         order, rows, upd_ptr, upd_nbr, new_deg, _ = grouped_updates(deleted, inserted, self.host_degree)
         n_rows, n_upd = rows.shape[0], order.shape[0]
         ins_prefix = np.zeros(n_upd + 1, dtype=np.int32)  # insertions before each update, row-major
@@ -266,6 +294,8 @@ class GpuGraph:
         self.host_capacity[rows] = new_cap
         self.degree_bound = max(self.degree_bound, int(new_deg.max(initial=0)))
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
+        if self.triangles is not None:
+            self.last_diamonds = (destroyed, self.triangles.insertions(self, inserted))
         if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()
 
@@ -389,9 +419,11 @@ class CudaBackend:
     name = "cuda"
 
     def __init__(self, balance: engine.Balance | None = None,
-                 static_methods: engine.StaticMethods | None = None) -> None:
+                 static_methods: engine.StaticMethods | None = None,
+                 keeps_triangles: bool | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
+        self.keeps_triangles = kept_triangles_from_env() if keeps_triangles is None else keeps_triangles
         self.balance = balance if balance is not None else balance_from_env()
         self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
         engine.warm_up(self.balance.pair_window)
@@ -428,6 +460,15 @@ class CudaBackend:
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         return {"backend": self.name, "device": f"cuda:{dev.id}", "gpu_name": name,
                 "memory_bytes": int(dev.mem_info[1])}
+
+    def keep_triangles(self, keep: bool) -> None:
+        """Have the device graph keep (or drop) its edges' triangles (`GpuGraph.keep_triangles`);
+        only when `keeps_triangles`."""
+        self.device.keep_triangles(keep and self.keeps_triangles)
+
+    def kept_diamonds(self) -> tuple[int, int]:
+        """The edge-induced diamonds the last `apply` destroyed and created, from the kept triangles."""
+        return self.device.last_diamonds
 
     def apply(self, batch: NormalizedBatch) -> None:
         self.graph.apply(batch)

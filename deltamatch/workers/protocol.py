@@ -33,13 +33,16 @@ class BatchPlan:
     """One worker's part of one batch: apply `batch` as `version`, running `tasks[pid]` =
     (old-side tasks on G_old, new-side tasks on G_new) and listing at most `list_limit`
     matches per side and pattern.  The groups (pattern, "old" | "new") in `on_cpu` run on
-    the CPU engine even where the worker has a device (the scheduler's routing)."""
+    the CPU engine even where the worker has a device (the scheduler's routing).  The patterns
+    in `kept_counts` (no tasks sent) are counted whole, both sides, from the triangles the worker's
+    graph keeps (`GraphReplica.register` said it could); never listed."""
 
     version: int
     batch: NormalizedBatch
     tasks: Mapping[int, tuple[TaskList, TaskList]]
     list_limit: int
     on_cpu: frozenset[tuple[int, str]] = frozenset()
+    kept_counts: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
-from deltamatch.kernels.plan_table import PlanTable, TaskList
+from deltamatch.kernels.plan_table import PlanTable, TaskList, is_edge_induced_diamond
 from deltamatch.workers.backends import CpuBackend, make_backend
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
@@ -28,6 +28,7 @@ class GraphReplica:
         """`backend`: a kind for `make_backend`, or a backend to run on (the scheduler's graph)."""
         self.backend = make_backend(backend) if isinstance(backend, str) else backend
         self.patterns: dict[int, PatternPlans] = {}
+        self.kept: set[int] = set()  # patterns counted from the graph's kept triangles
         self.version = 0
         self.tasks_run = 0
         self.busy_seconds = 0.0
@@ -36,11 +37,22 @@ class GraphReplica:
     def graph(self):
         return self.backend.graph
 
-    def register(self, pattern_id: int, plans: PatternPlans) -> None:
+    def register(self, pattern_id: int, plans: PatternPlans) -> bool:
+        """Add a pattern.  True when this replica can count its batches whole from triangles its
+        graph keeps (the edge-induced diamond on a backend that `keeps_triangles`): the scheduler
+        may then ask for them (`BatchPlan.kept_counts`) instead of sending tasks."""
         self.patterns[pattern_id] = plans
+        if not (self.backend.keeps_triangles and is_edge_induced_diamond(plans.batch)):
+            return False
+        self.kept.add(pattern_id)
+        self.backend.keep_triangles(True)
+        return True
 
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id, None)
+        self.kept.discard(pattern_id)
+        if self.backend.keeps_triangles and not self.kept:
+            self.backend.keep_triangles(False)
 
     def normalize(self, insert, delete) -> NormalizedBatch:
         """The batch normalized against this replica's graph (replay and local tools; the
@@ -51,6 +63,8 @@ class GraphReplica:
         """Drop every edge and vertex (a fresh graph on the same backend) as `version`;
         registered patterns stay."""
         self.backend = make_backend(self.backend.name)
+        if self.kept:
+            self.backend.keep_triangles(True)
         self.version = version
 
     def apply_only(self, version: int, batch: NormalizedBatch) -> None:
@@ -90,6 +104,10 @@ class GraphReplica:
             self.version = plan.version
             for pid, (_, new_tasks) in plan.tasks.items():
                 added[pid] = run(pid, "new", new_tasks)
+            for pid in plan.kept_counts:
+                k = self.patterns[pid].batch.k
+                removed[pid], added[pid] = (SideResult(c, np.zeros((0, k), dtype=np.int64), c > 0)
+                                            for c in self.backend.kept_diamonds())
         finally:
             for routed, view in views.items():
                 engines[routed].release(view)

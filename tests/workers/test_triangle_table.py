@@ -1,0 +1,123 @@
+"""The device graph's kept triangles (`TriangleTable`) and the diamond counts read from them, against
+a recount on the host; the scheduler's route for them (`BatchPlan.kept_counts`).  GPU only, but
+for the predicate and the switch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deltamatch.kernels.plan_table import is_edge_induced_diamond
+from deltamatch.scheduler.core import SchedulerCore, WorkerPool
+from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans
+from deltamatch.workers import triangle_table
+from deltamatch.workers.cuda_backend import CudaGraph, cuda_available, kept_triangles_from_env
+from deltamatch.workers.graph import DynamicGraph
+from deltamatch.workers.replica import GraphReplica
+from tests.workers.test_cuda_backend import follow, mixed_batch, random_pairs
+
+needs_gpu = pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+@pytest.mark.parametrize("induced", [False, True])
+def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, induced: bool) -> None:
+    pattern = parse_pattern(name, induced=induced)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    assert is_edge_induced_diamond(plans) == (name == "diamond" and not induced)
+
+
+def test_kept_triangles_switch() -> None:
+    assert kept_triangles_from_env({}) and not kept_triangles_from_env({"DELTAMATCH_GPU_KEPT_TRIANGLES": "0"})
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_KEPT_TRIANGLES"):
+        kept_triangles_from_env({"DELTAMATCH_GPU_KEPT_TRIANGLES": "yes"})
+
+
+def host_triangles(graph: DynamicGraph) -> dict[tuple[int, int], int]:
+    """Triangles through every edge (internal ids, u < v), from the host rows."""
+    rows = [set(graph.pool[graph.offsets[v]: graph.offsets[v] + graph.degree[v]].tolist())
+            for v in range(len(graph.vertices))]
+    return {(int(u), int(v)): len(rows[u] & rows[v]) for u, v in graph.internal_edges()}
+
+
+def diamonds(t: dict) -> int:
+    return sum(x * (x - 1) // 2 for x in t.values())
+
+
+def table_contents(table: triangle_table.TriangleTable) -> dict[tuple[int, int], int]:
+    keys, t = table.keys.get(), table.t.get()
+    held = keys < np.uint64(0xFFFF_FFFF_FFFF_FFFE)
+    ends = zip(keys[held] >> np.uint64(32), keys[held] & np.uint64(0xFFFF_FFFF), strict=True)
+    return {(int(u), int(v)): int(x) for (u, v), x in zip(ends, t[held], strict=True)}
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_kept_triangles_equal_a_recount_through_batches() -> None:
+    """After a bulk load and every mixed batch (new vertices, hubs): every edge's t equals its
+    triangles, the table holds exactly the edges, and the diamonds each batch destroyed and
+    created equal the recounts' differences (G_mid = G_old - D); the table is built again when
+    insertions would fill it."""
+    rng = np.random.default_rng(31)
+    device, host = CudaGraph(), DynamicGraph()
+    device.rows.keep_triangles(True)
+    follow(device, host, rng, 1, 120, inserts=500, deletes=0)
+    table = device.rows.triangles
+    assert table_contents(table) == host_triangles(host)
+    assert device.rows.last_diamonds == (0, diamonds(host_triangles(host)))
+    for _ in range(12):
+        old = diamonds(host_triangles(host))
+        ins, dele = mixed_batch(rng, host.edges(), 130, 150, 60)
+        batch = host.normalize(ins, dele)
+        middle = DynamicGraph()
+        middle.add_vertices(host.vertices.external)
+        middle.apply(middle.normalize(host.edges(), None))
+        middle.apply(middle.normalize(None, host.vertices.external[batch.deleted]))
+        device.apply(batch)
+        host.apply(batch)
+        mid, new = diamonds(host_triangles(middle)), diamonds(host_triangles(host))
+        assert device.rows.last_diamonds == (old - mid, new - mid)
+        assert table_contents(table) == host_triangles(host)
+        assert table.diamonds == new
+    assert table.rebuilds > 1
+
+
+def count_only_cores(workers: int) -> tuple[SchedulerCore, SchedulerCore]:
+    """A core over CUDA replicas and one over a CPU replica, both listing nothing."""
+    replicas = [GraphReplica("cuda") for _ in range(workers)]
+    gpu = SchedulerCore(WorkerPool(replicas), list_limit=0, policy="even")
+    cpu = SchedulerCore(WorkerPool([GraphReplica("cpu")]), list_limit=0, policy="even")
+    return gpu, cpu
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("workers", [1, 2])
+def test_counted_whole_from_kept_triangles_equals_the_cpu_engine(workers: int) -> None:
+    """The edge-induced diamond, registered beside others, counted from kept triangles by one worker
+    per batch (no tasks sent) while nothing is listed: the same deltas and totals as the CPU
+    engine's, and a total that equals a recount; listing again runs tasks."""
+    rng = np.random.default_rng(37)
+    gpu, cpu = count_only_cores(workers)
+    base = random_pairs(rng, 90, 400)
+    for core in (gpu, cpu):
+        core.load(base)
+    for core in (gpu, cpu):
+        for name, induced in (("diamond", False), ("diamond", True), ("4-cycle", False)):
+            core.register(parse_pattern(name, induced=induced))
+    assert [reg.kept for reg in gpu.patterns.values()] == [True, False, False]
+    for _ in range(6):
+        ins, dele = mixed_batch(rng, cpu.intake.graph.edges(), 95, 60, 30)
+        a, b = gpu.apply(ins, dele), cpu.apply(ins, dele)
+        for pid in gpu.patterns:
+            da, db = a.deltas[pid], b.deltas[pid]
+            assert (da.added_count, da.removed_count, da.total) == (
+                db.added_count, db.removed_count, db.total), pid
+    for pid, reg in gpu.patterns.items():
+        assert reg.total == gpu.pool.static_count(pid)
+    ins, dele = mixed_batch(rng, cpu.intake.graph.edges(), 95, 30, 10)
+    a, b = gpu.apply(ins, dele, list_limit=10**6), cpu.apply(ins, dele, list_limit=10**6)
+    np.testing.assert_array_equal(a.deltas[1].added, b.deltas[1].added)
+    np.testing.assert_array_equal(a.deltas[1].removed, b.deltas[1].removed)
+    assert a.deltas[1].added.shape[0] == a.deltas[1].added_count > 0
