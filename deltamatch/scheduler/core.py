@@ -435,8 +435,10 @@ class SchedulerCore:
         pairs = zip(keys, groups, model, strict=True)
         if self.policy == "g2miner":
             return [g2miner_cost(t, feats.pairs, feats.side(side)) for (_, side), t, _ in pairs]
-        if self.policy == "calibrated" and all(self.calibrator.fitted(pid) for pid, _ in keys):
-            return [self.calibrator.seconds(pid, t, m) for (pid, _), t, m in pairs]
+        # Groups without tasks (patterns counted from kept triangles) need no fit.
+        working = [pid for (pid, _), t in zip(keys, groups, strict=True) if t.size]
+        if self.policy == "calibrated" and all(self.calibrator.fitted(pid) for pid in working):
+            return [self.calibrator.seconds(pid, t, m) if t.size else np.zeros(0) for (pid, _), t, m in pairs]
         return [m if m is not None else np.ones(t.size) for t, m in zip(groups, model, strict=True)]
 
     def _record(self, keys, groups, model, picks, results: list[BatchResult]) -> list[GroupCost]:

@@ -105,6 +105,8 @@ class GraphReplica:
             for pid, (_, new_tasks) in plan.tasks.items():
                 added[pid] = run(pid, "new", new_tasks)
             for pid in plan.kept_counts:
+                if pid not in self.kept:
+                    raise RuntimeError(f"pattern {pid}: no kept triangles to count it from")
                 k = self.patterns[pid].batch.k
                 removed[pid], added[pid] = (SideResult(c, np.zeros((0, k), dtype=np.int64), c > 0)
                                             for c in self.backend.kept_diamonds())
