@@ -22,13 +22,20 @@ BUILDS = [(source, define) for source in SOURCES
           for define in (MATCH_BUILDS if source.name == "match.cu" else [""])]
 
 
-def compile_report(source: Path, tmp_path: Path, define: str = "") -> str:
-    result = subprocess.run(
-        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", *define.split(),
-         "-c", str(source), "-o", str(tmp_path / (source.stem + ".o"))],
-        capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"
-    return result.stderr
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Path, str], subprocess.CompletedProcess]:
+    """Every build's nvcc run (its resource report on stderr), all started at once: nvcc compiles
+    one source on one core, and match.cu's four builds are most of this module's time."""
+    out = tmp_path_factory.mktemp("builds")
+    running = {(source, define): subprocess.Popen(
+        ["nvcc", "-std=c++17", "-arch=sm_90", "-Xptxas", "-v", *define.split(), "-c", str(source),
+         "-o", str(out / f"{source.stem}{i}.o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i, (source, define) in enumerate(BUILDS)}
+    done = {}
+    for key, proc in running.items():
+        stdout, stderr = proc.communicate(timeout=300)
+        done[key] = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    return done
 
 
 def test_there_are_sources() -> None:
@@ -36,8 +43,10 @@ def test_there_are_sources() -> None:
 
 
 @pytest.mark.parametrize(("source", "define"), BUILDS, ids=[f"{s.name}{d}" for s, d in BUILDS])
-def test_compiles_without_spills(source: Path, define: str, tmp_path: Path) -> None:
-    report = compile_report(source, tmp_path, define)
+def test_compiles_without_spills(source: Path, define: str, reports: dict) -> None:
+    result = reports[(source, define)]
+    assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"
+    report = result.stderr
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", report)]
     assert spills, f"no resource report for {source.name}:\n{report}"
     assert max(spills) == 0, f"{source.name} spills registers:\n{report}"
