@@ -8,7 +8,9 @@ a from-scratch GPU recount of the final graph, a full CSR rebuild, and the achie
 adjacency bytes/s against the measured device-to-device copy bandwidth.  With the diamond among
 the patterns, its batches are also counted from the graph's kept triangles (`TriangleTable`, the
 service's route for it when nothing is listed): "diamond kept" in the summary, against the same
-CPU runs and the same recount.
+CPU runs and the same recount.  With the diamond or the house, the device graph keeps its
+triangles, whose upkeep is timed apart from the rows' update, and the house's match runs read them
+(ablation `nokept`: without).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
@@ -40,7 +42,6 @@ from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
-from deltamatch.workers.triangle_table import TriangleTable  # noqa: E402
 
 STARTED = time.perf_counter()
 COLUMNS = [
@@ -253,12 +254,14 @@ def host_rows(g: GpuGraph):
     return GraphView(*g.rows_host())
 
 
-def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True):
+def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True, kept=True):
     """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget.
     Timed as the service runs it (the kernels built without statistics); with `--counters`, a
     second run of the statistics build fills the stats.  `hub_bits=False`: without the graph's
-    hub bitmaps."""
+    hub bitmaps; `kept=False`: without its kept triangles."""
     view = g.view() if hub_bits else g.view()._replace(hub_row=None, hub_bits=None)
+    if not kept:
+        view = view._replace(tt_keys=None, tt_t=None, tt_bits=0)
     run = partial(engine.count_tasks, view, bplans, tasks, dview, bplans.induced,
                   balance=balance or engine.Balance(), budget_s=args.batch_budget)
     st = engine.KernelStats()
@@ -291,9 +294,10 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
     log(f"  loaded 90% ({cut} edges) into the device graph in {load_s * 1e3:.1f} ms")
     base = dict(scale=scale, vertices=n, edges=edges.shape[0], max_degree=int(degree_full.max()))
     table = None
-    if args.kept_triangles and "diamond" in patterns:
+    if args.kept_triangles and {"diamond", "house"} & set(patterns):
         t = tick()
-        table = TriangleTable(g)
+        g.keep_triangles(True)
+        table = g.triangles
         build_s = tick() - t
         table_bytes = table.capacity * 20  # key 8, t 4, pending 4, rank 4
         writer.writerow({**base, "pattern": "diamond", "phase": "triangle_table", "matches": table.diamonds,
@@ -374,18 +378,11 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
             for name in sides:
                 if "old" in sides[name]:
                     results[name]["old"] = gpu_side(g, plans[name][0], sides[name]["old"], dview, args)
-            kept_s, destroyed = 0.0, 0
-            if table is not None:
-                t = tick()
-                destroyed = table.deletions(g, dels)
-                kept_s = tick() - t
             t = tick()
             g.apply(dels, ins)
-            upd_s = tick() - t
-            if table is not None:
-                t = tick()
-                kept_diamonds = table.insertions(g, ins) - destroyed
-                kept_s += tick() - t
+            kept_s = g.triangle_seconds
+            upd_s = tick() - t - kept_s  # the rows alone
+            kept_diamonds = g.last_diamonds[1] - g.last_diamonds[0]
             host_new = host_rows(g) if args.cpu else None
             for name in sides:
                 results[name]["new"] = gpu_side(g, plans[name][0], sides[name]["new"], dview, args)
@@ -472,8 +469,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 for variant in args.ablation.split(","):
                     if not variant or variant == "all":
                         continue
-                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args,
-                                   BALANCES.get(variant), hub_bits=variant != "nohub")
+                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args, BALANCES.get(variant),
+                                   hub_bits=variant != "nohub", kept=variant != "nokept")
                     if got is None:
                         log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
                         continue
@@ -560,8 +557,8 @@ def main() -> int:
         "--ablation",
         default="none,heavy,split",
         help="also time every batch with these settings: none, heavy, split, unroll, fill (all with "
-        "filling), nohub (all but the hub bitmaps), nowindow (all but the pair loop's window), noswap "
-        "(all but the reversed seeds; 'all' always runs)",
+        "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
+        "but the pair loop's window), noswap (all but the reversed seeds; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

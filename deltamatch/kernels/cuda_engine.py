@@ -22,7 +22,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import LAST_PAIRS, BatchView, GraphView, PlanTable, TaskList, empty_batch
+from deltamatch.kernels.plan_table import (
+    LAST_PAIRS,
+    BatchView,
+    GraphView,
+    PlanTable,
+    TaskList,
+    empty_batch,
+    kept_last_levels,
+)
 
 KERNEL_DIR = Path(__file__).resolve().parent
 WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
@@ -111,6 +119,11 @@ class DeviceGraph(NamedTuple):
     max_degree: int | None = None  # an upper bound of the degrees, where the caller keeps one
     hub_row: Any = None  # uint64[rows]: the address of v's row bitmap, 0 for most v (`with_hub_bitmaps`)
     hub_bits: Any = None  # the bitmaps hub_row points into (held here so that they live as long)
+    # The triangles through every edge, kept with the rows (workers/triangle_table.py), or None:
+    # counting runs read last levels that are an edge's common neighbourhood from them.
+    tt_keys: Any = None  # uint64[2^tt_bits]
+    tt_t: Any = None  # uint32[2^tt_bits]
+    tt_bits: int = 0
 
 
 class DeviceBatch(NamedTuple):
@@ -151,6 +164,7 @@ class DevicePlans:
     seed_swap: Any  # int32[plans]: PlanTable.seed_swap
     swaps: bool  # whether any plan's seed_swap is set
     iso_masks: Any  # int64[labellings]
+    kept_j: Any  # int32[plans]: plan_table.kept_last_levels
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,7 +208,7 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(_per_position(plans.base).ravel()),
                        cp.asarray(plans.last_two.astype(np.int32)),
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
-                       cp.asarray(iso.astype(np.int64)))
+                       cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -616,7 +630,9 @@ class _MatchRun:
                 _ptr(entry), _ptr(lo), _ptr(hi),
                 queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row))
+                self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row),
+                _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
+                np.int32(g.tt_bits))
         match = kernel("match.cu", function, stats=self.stats is not None,
                        pair_window=self.balance.pair_window)
         with kernel_time(self.stats):

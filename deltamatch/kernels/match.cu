@@ -15,7 +15,9 @@
 // flat list of (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
 // list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
-// across up to 32 tasks instead (match_flat).  Listing walks the same sets in the same order as
+// across up to 32 tasks instead (match_flat).  Where the graph keeps its edges' triangles
+// (triangle_table.cuh) and the last level is the common neighbourhood of a pattern edge (`kept_j`),
+// its size is read from the table instead (kept_count).  Listing walks the same sets in the same order as
 // the CPU engine and writes each task's rows at its exact output offset.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
@@ -31,6 +33,7 @@
 // owner waits for its joiners before its scratch changes.  Joiners read the owner's sets through L2
 // (__ldcg): L1 is not coherent across SMs.
 #include "dm_common.cuh"
+#include "triangle_table.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
 // Resident blocks per SM the kernels are compiled for (register caps 80, and 64 for the flat loop):
@@ -114,6 +117,12 @@ struct Ctx {
     // Hub bitmaps (nullptr: none): hub_row[v] is v's row as a bitmap over the vertex ids (bit y set
     // when y is a neighbour) for the highest-degree vertices, nullptr for the rest.
     const unsigned* const* hub_row;
+    // Kept triangles (nullptr: none, or a listing run): kept_j[p] >= 0 when plan p's last level is
+    // N(m[kept_j[p]]) & N(m[k-2]) over a pattern edge, counted from t of the table (tt_keys, tt_t).
+    const int* kept_j;
+    const dm_u64* tt_keys;
+    const unsigned* tt_t;
+    int tt_bits;
 };
 
 __device__ __forceinline__ dm_i64 warp_id() {
@@ -878,10 +887,80 @@ __device__ __forceinline__ dm_u64 pairs_count(const Ctx& c, int p, dm_u64 n, dm_
     return (c.lt[at] & bit) ? below : m * (n - 1);
 }
 
+// Counting from kept triangles: the last level of every candidate w in C[a, e) of level l = k-2 is
+// N(x) & N(w), x = m[kept_j[p]] adjacent to w, so its size is t(x, w) less the members to take out:
+// the vertices matched below l and, in a batch, those whose edge to x (or else to w) is a changed
+// pair ranked below the task (the rank rule of `passes`).  One loop tests them all, matched ones
+// first, then x's changed pairs, then w's.  Edge-induced plans with no bound on the last position
+// only (plan_table.kept_last_levels).
+__device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, int p, int r, int lane, int a, int e,
+                                             Stats& st) {
+    const int l = c.k - 2;
+    const int j = c.kept_j[p];
+    const int x = s.m[j];
+    const int dx = s.mdeg[j];
+    const dm_i64 ox = s.moff[j];
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    const bool skip = dep_l < l - 1;
+    const int sx = r > 0 ? c.b_slot[x] : -1;
+    const dm_i64 x_lo = sx >= 0 ? c.b_ptr[sx] : 0;
+    const dm_i64 x_n = sx >= 0 ? c.b_ptr[sx + 1] - x_lo : 0;
+    dm_u64 total = 0;
+    for (int i = a + lane; i < e; i += 32) {
+        const int w = s.set[l][i];
+        if (skip && matched_between(s, dep_l + 1, l, w)) {
+            continue;
+        }
+        const int dw = c.deg[w];
+        const dm_i64 ow = c.off[w];
+        const int sw = r > 0 ? c.b_slot[w] : -1;
+        const dm_i64 w_lo = sw >= 0 ? c.b_ptr[sw] : 0;
+        const dm_i64 items = l + x_n + (sw >= 0 ? c.b_ptr[sw + 1] - w_lo : 0);
+        dm_i64 n = c.tt_t[tt_find(c.tt_keys, c.tt_bits, tt_key(x, w))];
+        for (dm_i64 item = 0; item < items; ++item) {
+            int z;
+            if (item < l) {
+                if (item == j) {
+                    continue;
+                }
+                z = s.m[item];
+            } else {
+                const bool at_x = item - l < x_n;
+                const dm_i64 pair = at_x ? x_lo + (item - l) : w_lo + (item - l - x_n);
+                if (c.b_rank[pair] >= r) {
+                    continue;
+                }
+                z = c.b_partner[pair];
+                if (matched_between(s, 0, l, z)) {
+                    continue;
+                }
+                if (!at_x) {
+                    const int other = batch_rank(c, z, x);
+                    if (other >= 0 && other < r) {
+                        continue;  // taken out at x
+                    }
+                }
+            }
+            const int dz = c.deg[z];
+            if (adjacent(c, z, dz, x, dx, ox, st) && adjacent(c, z, dz, w, dw, ow, st)) {
+                --n;
+            }
+        }
+        total += (dm_u64)n;
+        st.scanned++;
+    }
+    return dm_warp_sum(total);
+}
+
 // Counting: the matches completing every candidate in C[a, e) of level k-2 (the last two levels).
 __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* last_slot,
                                   const int** src_of, dm_i64* S, Stats& st) {
     const int l = c.k - 2;
+#if !DM_STATS  // the statistics build spills with it: its runs match every last level
+    if (c.kept_j != nullptr && c.kept_j[p] >= 0) {
+        return kept_count(c, s, p, r, lane, a, e, st);
+    }
+#endif
     const int mode = c.last_two[p];
     if (mode == DM_LAST_PAIRS) {
         return pairs_count(c, p, (dm_u64)s.cnt[l], a, e);
@@ -1098,14 +1177,15 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     const dm_i64 *chunk_of, const int *chunk_lo, const int *chunk_hi,                                   \
     dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags,                 \
     dm_u64 *board, dm_i64 share_pairs, dm_u64 *active,                                                 \
-    const unsigned *const *hub_row
+    const unsigned *const *hub_row, const int *kept_j, const dm_u64 *tt_keys, const unsigned *tt_t,     \
+    int tt_bits
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
-    board, share_pairs, active, hub_row
+    board, share_pairs, active, hub_row, kept_j, tt_keys, tt_t, tt_bits
 
 // Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
 // chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
@@ -1158,6 +1238,10 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.flags = flags;
     c.share = SHARE ? share_pairs : 0;
     c.hub_row = oriented != 0 ? nullptr : hub_row;
+    c.kept_j = out == nullptr ? kept_j : nullptr;
+    c.tt_keys = tt_keys;
+    c.tt_t = tt_t;
+    c.tt_bits = tt_bits;
     c.board = board;
     c.counts = counts;
     c.stats = stats;

@@ -146,6 +146,26 @@ def is_edge_induced_diamond(plans: PlanTable) -> bool:
     return plans.k == 4 and not plans.induced and int(plans.conn[0].sum()) == 10
 
 
+def kept_last_levels(plans: PlanTable) -> np.ndarray:
+    """Per plan, the position j when its last level can be counted from kept triangles, else -1:
+    edge-induced, k >= 4, `LAST_EACH`, the last position adjacent to exactly j and k-2, which are
+    adjacent themselves (so the level is the common neighbourhood of a graph edge, t of that edge), and
+    no symmetry bound on the last position."""
+    k = plans.k
+    out = np.full(plans.order.shape[0], -1, dtype=np.int32)
+    if plans.induced or k < 4:
+        return out
+    last, before = k - 1, k - 2
+    for p in range(plans.order.shape[0]):
+        neighbours = np.flatnonzero(plans.conn[p, last, :last])
+        bounded = plans.cmp[p, last].any() or plans.cmp[p, :, last].any()
+        if (int(plans.last_two[p]) != LAST_EACH or bounded or neighbours.shape[0] != 2
+                or neighbours[1] != before or plans.conn[p, before, neighbours[0]] != 1):
+            continue
+        out[p] = neighbours[0]
+    return out
+
+
 def empty_batch(num_vertices: int) -> BatchView:
     """A batch with no changed pairs (static counting)."""
     return BatchView(

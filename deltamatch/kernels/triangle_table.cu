@@ -4,10 +4,9 @@
 // inserts I destroys D(G_old) - D(G_mid) and creates D(G_new) - D(G_mid), G_mid = G_old - D, and only
 // the edges of the triangles through a changed pair change their t.
 //
-// The table: open addressing with linear probing over a power-of-two capacity, edge {a, b} keyed
-// min << 32 | max; per slot t (triangles through the edge), d (this side's pending change) and rank
-// (the edge's rank among this side's changed pairs, -1 for the others).  A deleted edge leaves a
-// tombstone, which an insertion may take.  Vertex ids are below 2^31, so no key is EMPTY or TOMB.
+// The table (triangle_table.cuh): per slot t (triangles through the edge), d (this side's pending
+// change) and rank (the edge's rank among this side's changed pairs, -1 for the others).  A deleted
+// edge leaves a tombstone, which an insertion may take.
 //
 // One side of a batch (the deletions on G_old, then the insertions on G_new): tt_mark gives the
 // side's pairs their slots and ranks (tt_insert does for insertions), tt_side_triangles finds every
@@ -16,33 +15,7 @@
 // plan_table.py's BatchView); each slot whose d left 0 is listed.  tt_settle then sums
 // +-(C(t + d, 2) - C(t, 2)) over the listed slots and applies d; on the deletion side a deleted
 // edge's whole C(t, 2) is counted by tt_delete instead, which leaves its tombstone.
-#include "dm_common.cuh"
-
-#define TT_EMPTY 0xffffffffffffffffull
-#define TT_TOMB 0xfffffffffffffffeull
-
-__device__ __forceinline__ dm_u64 tt_key(int a, int b) {
-    return a < b ? ((dm_u64)a << 32) | (unsigned)b : ((dm_u64)b << 32) | (unsigned)a;
-}
-
-// Fibonacci hashing: the top `bits` bits of key * 2^64 / phi.
-__device__ __forceinline__ dm_u64 tt_home(dm_u64 key, int bits) {
-    return (key * 0x9e3779b97f4a7c15ull) >> (64 - bits);
-}
-
-// The slot of `key`, or -1 when the table does not hold it.
-__device__ __forceinline__ dm_i64 tt_find(const dm_u64* __restrict__ keys, int bits, dm_u64 key) {
-    const dm_u64 mask = (1ull << bits) - 1;
-    for (dm_u64 s = tt_home(key, bits);; s = (s + 1) & mask) {
-        const dm_u64 k = keys[s];
-        if (k == key) {
-            return (dm_i64)s;
-        }
-        if (k == TT_EMPTY) {
-            return -1;
-        }
-    }
-}
+#include "triangle_table.cuh"
 
 __device__ __forceinline__ dm_u64 tt_pairs(dm_u64 t) {
     return t * (t - (t != 0)) / 2;

@@ -14,6 +14,7 @@ CuPy is imported lazily (inside the worker), never at import time.
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 
@@ -141,6 +142,7 @@ class GpuGraph:
         self.last_update_bytes = 0  # row bytes the last apply read and wrote (merge + copy)
         self.triangles: TriangleTable | None = None
         self.last_diamonds = (0, 0)  # (destroyed, created) by the last apply, when triangles are kept
+        self.triangle_seconds = 0.0  # the part of the last apply that kept them
 
     def keep_triangles(self, keep: bool) -> None:
         """Keep (or drop) a `TriangleTable` of the rows: every apply then also counts the
@@ -156,7 +158,11 @@ class GpuGraph:
                                   max_degree=self.degree_bound)
 
     def view(self) -> engine.DeviceGraph:
+        """The rows with their hub bitmaps (`hub_bits`) and kept triangles (`keep_triangles`)."""
         view = self.view_rows()
+        if self.triangles is not None:
+            t = self.triangles
+            view = view._replace(tt_keys=t.keys, tt_t=t.t, tt_bits=t.bits)
         if not self.hub_bits:
             return view
         if self._hub_view is None or self.num_edges > HUB_REBUILD_GROWTH * self._hub_edges:
@@ -241,6 +247,7 @@ class GpuGraph:
         deleted = np.asarray(deleted, dtype=np.int64).reshape(-1, 2)
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
         self.last_diamonds = (0, 0)
+        self.triangle_seconds = 0.0
         if deleted.shape[0] + inserted.shape[0] == 0:
             return
         self.ensure_vertices(max(int(deleted.max(initial=-1)), int(inserted.max(initial=-1))) + 1)
@@ -249,7 +256,9 @@ class GpuGraph:
             if self.triangles is not None:
                 self.last_diamonds = (0, self.triangles.diamonds)
             return
+        start = time.perf_counter()
         destroyed = self.triangles.deletions(self, deleted) if self.triangles is not None else 0
+        self.triangle_seconds = time.perf_counter() - start
         order, rows, upd_ptr, upd_nbr, new_deg, _ = grouped_updates(deleted, inserted, self.host_degree)
         n_rows, n_upd = rows.shape[0], order.shape[0]
         ins_prefix = np.zeros(n_upd + 1, dtype=np.int32)  # insertions before each update, row-major
@@ -295,7 +304,9 @@ class GpuGraph:
         self.degree_bound = max(self.degree_bound, int(new_deg.max(initial=0)))
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
         if self.triangles is not None:
+            start = time.perf_counter()
             self.last_diamonds = (destroyed, self.triangles.insertions(self, inserted))
+            self.triangle_seconds += time.perf_counter() - start
         if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
-from deltamatch.kernels.plan_table import PlanTable, TaskList, is_edge_induced_diamond
+from deltamatch.kernels.plan_table import PlanTable, TaskList, is_edge_induced_diamond, kept_last_levels
 from deltamatch.workers.backends import CpuBackend, make_backend
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
@@ -28,7 +28,8 @@ class GraphReplica:
         """`backend`: a kind for `make_backend`, or a backend to run on (the scheduler's graph)."""
         self.backend = make_backend(backend) if isinstance(backend, str) else backend
         self.patterns: dict[int, PatternPlans] = {}
-        self.kept: set[int] = set()  # patterns counted from the graph's kept triangles
+        self.kept: set[int] = set()  # patterns counted whole from the graph's kept triangles
+        self.triangle_users: set[int] = set()  # patterns that read the kept triangles (those too)
         self.version = 0
         self.tasks_run = 0
         self.busy_seconds = 0.0
@@ -38,20 +39,26 @@ class GraphReplica:
         return self.backend.graph
 
     def register(self, pattern_id: int, plans: PatternPlans) -> bool:
-        """Add a pattern.  True when this replica can count its batches whole from triangles its
-        graph keeps (the edge-induced diamond on a backend that `keeps_triangles`): the scheduler
-        may then ask for them (`BatchPlan.kept_counts`) instead of sending tasks."""
+        """Add a pattern.  On a backend that `keeps_triangles`, its graph keeps them while a pattern
+        reads them: the edge-induced diamond, or one with a last level they count
+        (`kept_last_levels`: the house).  True when this replica can count the pattern's batches
+        whole from them (the diamond): the scheduler may then ask for the counts
+        (`BatchPlan.kept_counts`) instead of sending tasks."""
         self.patterns[pattern_id] = plans
-        if not (self.backend.keeps_triangles and is_edge_induced_diamond(plans.batch)):
+        diamond = is_edge_induced_diamond(plans.batch)
+        if not (self.backend.keeps_triangles and (diamond or (kept_last_levels(plans.batch) >= 0).any())):
             return False
-        self.kept.add(pattern_id)
+        self.triangle_users.add(pattern_id)
         self.backend.keep_triangles(True)
-        return True
+        if diamond:
+            self.kept.add(pattern_id)
+        return diamond
 
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id, None)
         self.kept.discard(pattern_id)
-        if self.backend.keeps_triangles and not self.kept:
+        self.triangle_users.discard(pattern_id)
+        if self.backend.keeps_triangles and not self.triangle_users:
             self.backend.keep_triangles(False)
 
     def normalize(self, insert, delete) -> NormalizedBatch:
@@ -63,7 +70,7 @@ class GraphReplica:
         """Drop every edge and vertex (a fresh graph on the same backend) as `version`;
         registered patterns stay."""
         self.backend = make_backend(self.backend.name)
-        if self.kept:
+        if self.triangle_users:
             self.backend.keep_triangles(True)
         self.version = version
 

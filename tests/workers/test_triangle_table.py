@@ -7,10 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deltamatch.kernels.plan_table import is_edge_induced_diamond
+from deltamatch.kernels import cpu_engine
+from deltamatch.kernels import cuda_engine as engine
+from deltamatch.kernels.plan_table import is_edge_induced_diamond, kept_last_levels
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers import triangle_table
 from deltamatch.workers.cuda_backend import CudaGraph, cuda_available, kept_triangles_from_env
 from deltamatch.workers.graph import DynamicGraph
@@ -26,6 +29,19 @@ def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, indu
     pattern = parse_pattern(name, induced=induced)
     plans = compile_plans(pattern, shared_plans(pattern))
     assert is_edge_induced_diamond(plans) == (name == "diamond" and not induced)
+
+
+# The plans whose last level is an edge's common neighbourhood, by pattern (edge-induced; none induced).
+KEPT_LAST_LEVELS = {"diamond": [1, 0, -1], "house": [-1, -1, -1, -1, 2, -1], "P1": [-1, -1, -1, -1, 2, -1]}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+@pytest.mark.parametrize("induced", [False, True])
+def test_last_levels_counted_from_kept_triangles(name: str, induced: bool) -> None:
+    pattern = parse_pattern(name, induced=induced)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    none = [-1] * plans.order.shape[0]
+    assert kept_last_levels(plans).tolist() == (none if induced else KEPT_LAST_LEVELS.get(name, none))
 
 
 def test_kept_triangles_switch() -> None:
@@ -121,3 +137,36 @@ def test_counted_whole_from_kept_triangles_equals_the_cpu_engine(workers: int) -
     np.testing.assert_array_equal(a.deltas[1].added, b.deltas[1].added)
     np.testing.assert_array_equal(a.deltas[1].removed, b.deltas[1].removed)
     assert a.deltas[1].added.shape[0] == a.deltas[1].added_count > 0
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("name", sorted(KEPT_LAST_LEVELS))
+def test_last_levels_read_from_kept_triangles_equal_the_cpu_engine_per_task(name: str) -> None:
+    """Both sides of mixed batches (deletions, new vertices, hubs): every task's count with the last
+    level read from the kept triangles equals the CPU engine's, and the same run's without them."""
+    rng = np.random.default_rng(41)
+    device, host = CudaGraph(), DynamicGraph()
+    device.rows.keep_triangles(True)
+    follow(device, host, rng, 1, 150, inserts=900, deletes=0)
+    pattern = parse_pattern(name)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    for _ in range(4):
+        ins, dele = mixed_batch(rng, host.edges(), 160, 120, 60)
+        batch = host.normalize(ins, dele)
+        changed, n_del = batch.changed, batch.deleted.shape[0]
+        for side in (OLD, NEW):
+            if side == NEW:
+                device.apply(batch)
+                host.apply(batch)
+            tasks = batch_tasks(plans, changed, n_del, side)
+            view = host.batch_view(changed)
+            want = cpu_engine.count_tasks(host.view(), plans, tasks, view)
+            rows = device.rows.view()
+            got = engine.count_tasks(rows, plans, tasks, view, False)
+            without = rows._replace(tt_keys=None, tt_t=None, tt_bits=0)
+            plain = engine.count_tasks(without, plans, tasks, view, False)
+            host.release(view)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(plain, want)
+            assert want.sum() > 0
