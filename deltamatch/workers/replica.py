@@ -41,9 +41,9 @@ class GraphReplica:
     def register(self, pattern_id: int, plans: PatternPlans) -> bool:
         """Add a pattern.  On a backend that `keeps_triangles`, its graph keeps them while a pattern
         reads them: the edge-induced diamond, or one with a last level they count
-        (`kept_last_levels`: the house).  True when this replica can count the pattern's batches
-        whole from them (the diamond): the scheduler may then ask for the counts
-        (`BatchPlan.kept_counts`) instead of sending tasks."""
+        (`kept_last_levels`).  True when this replica can count the pattern's batches whole from
+        them (the diamond): the scheduler may then ask for the counts (`BatchPlan.kept_counts`)
+        instead of sending tasks."""
         self.patterns[pattern_id] = plans
         diamond = is_edge_induced_diamond(plans.batch)
         if not (self.backend.keeps_triangles and (diamond or (kept_last_levels(plans.batch) >= 0).any())):
