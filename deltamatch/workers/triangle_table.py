@@ -48,8 +48,9 @@ class TriangleTable:
     def rebuild(self, rows: GpuGraph) -> None:
         """The table of the rows as they are now (`cuda_engine.edge_triangle_counts`)."""
         cp = self._cp
-        a, b, t = engine.edge_triangle_counts(rows.view_rows(), rows.n)
-        n = int(a.shape[0])
+        n = rows.num_edges
+        if n:  # (an edgeless graph keeps the relabelling, and its bincount, off empty arrays)
+            a, b, t = engine.edge_triangle_counts(rows.view_rows(), rows.n)
         self.bits = max(MIN_BITS, math.ceil(math.log2(max(n, 1) / BUILD_LOAD)))
         self.keys = None  # the old table's memory goes back first
         self.keys = cp.full(self.capacity, EMPTY, dtype=cp.uint64)
