@@ -1,8 +1,10 @@
-"""Plots drawn from the suite's CSVs (never from in-memory numbers): latency per engine, the size sweep."""
+"""Plots drawn from CSVs (never from in-memory numbers): the suite's latency per engine and size
+sweep, the GPU benchmark's speedups."""
 
 from __future__ import annotations
 
 import csv
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -67,6 +69,40 @@ def sweep_plot(summary_csv: Path, out: Path) -> Path:
         ax.set_title(f"{key[0]} | batch {key[1]:,}", fontsize=9)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
+    return _save(fig, axes, len(keys), out)
+
+
+def gpu_speedups(bench_csvs: list[Path]) -> dict[tuple[int, bool], dict[tuple[str, int], float]]:
+    """{(RMAT scale, whether the CSV's batches delete): {(pattern, batch size): median of cpu_s /
+    gpu_s}} from `bench/gpu/bench_gpu.py` CSVs: the GPU's batches against the CPU engine's matching
+    of the same tasks; the diamond counted from kept triangles is "diamond (kept)"."""
+    ratios: dict[tuple, dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    for path in bench_csvs:
+        rows = [r for r in _rows(path) if r["phase"] in ("batch", "batch_kept") and r["cpu_s"] and r["gpu_s"]]
+        deletes = any(r["phase"] == "batch" and "deleted 0 " not in r["note"] + " " for r in rows)
+        for r in rows:
+            name = r["pattern"] + (" (kept)" if r["phase"] == "batch_kept" else "")
+            ratios[(int(r["scale"]), deletes)][(name, int(r["batch_size"]))].append(
+                float(r["cpu_s"]) / float(r["gpu_s"]))
+    return {panel: {bar: statistics.median(v) for bar, v in bars.items()} for panel, bars in ratios.items()}
+
+
+def gpu_speedup_plot(bench_csvs: list[Path], out: Path, goal: float = 10.0) -> Path:
+    """`gpu_speedups` as bars, one panel per (scale, deletions), the goal as a line."""
+    speedups = gpu_speedups(bench_csvs)
+    keys = sorted(speedups)
+    fig, axes = plt.subplots(1, max(1, len(keys)), figsize=(5.5 * max(1, len(keys)), 4), squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        bars = sorted(speedups[key], key=lambda b: (b[1], b[0]))
+        colours = ["tab:orange" if "kept" in b[0] else "tab:blue" for b in bars]
+        ax.bar(range(len(bars)), [speedups[key][b] for b in bars], color=colours)
+        labels = [f"{b[0]}\n{b[1]:,}" for b in bars]
+        ax.set_xticks(range(len(bars)), labels, rotation=45, ha="right", fontsize=7)
+        ax.axhline(goal, color="gray", linestyle="--", linewidth=1)
+        ax.set_yscale("log")
+        ax.set_ylabel("CPU engine time / GPU time")
+        ax.set_title(f"RMAT-{key[0]}" + (", 10% deletions" if key[1] else ""), fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
     return _save(fig, axes, len(keys), out)
 
 
