@@ -5,12 +5,11 @@ then stream the rest as insert batches of each size.  For each pattern it measur
 static count, the per-batch GPU time (graph update + matching of the new side), the CPU
 engine (numba, all cores) on the very same tasks and graph (and checks the counts agree),
 a from-scratch GPU recount of the final graph, a full CSR rebuild, and the achieved
-adjacency bytes/s against the measured device-to-device copy bandwidth.  With the diamond among
-the patterns, its batches are also counted from the graph's kept triangles (`TriangleTable`, the
-service's route for it when nothing is listed): "diamond kept" in the summary, against the same
-CPU runs and the same recount.  With a pattern that reads them (the diamond), the device graph
-keeps its triangles, whose upkeep is timed apart from the rows' update, and the diamond's match runs
-read them too (ablation `nokept`: without).
+adjacency bytes/s against the measured device-to-device copy bandwidth.  With a pattern that reads
+them (the diamond), the device graph keeps its edges' triangles (`TriangleTable`), whose upkeep is
+timed apart from the rows' update: the diamond's batches are then also counted from them (the
+service's route when nothing is listed; "diamond kept" in the summary, against the same CPU runs
+and recount), and its match runs read their last level there (ablation `nokept`: without).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
@@ -38,7 +37,7 @@ from deltamatch.bench.plots import gpu_speedup_plot  # noqa: E402
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
 from deltamatch.kernels import cpu_engine  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.kernels.plan_table import BatchView, is_edge_induced_diamond, kept_last_levels  # noqa: E402
+from deltamatch.kernels.plan_table import BatchView, reads_kept_triangles  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
@@ -299,9 +298,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
         pat = parse_pattern(name)
         plans[name] = (compile_plans(pat, shared_plans(pat)), compile_plans(pat, [static_plan(pat)]))
     table = None
-    readers = [name for name in patterns
-               if is_edge_induced_diamond(plans[name][0]) or (kept_last_levels(plans[name][0]) >= 0).any()]
-    if args.kept_triangles and readers:
+    if args.kept_triangles and any(reads_kept_triangles(plans[name][0]) for name in patterns):
         t = tick()
         g.keep_triangles(True)
         table = g.triangles

@@ -16,9 +16,9 @@
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
 // list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
 // across up to 32 tasks instead (match_flat).  Where the graph keeps its edges' triangles
-// (triangle_table.cuh) and the last level is the common neighbourhood of a pattern edge (`kept_j`),
-// its size is read from the table instead (kept_count).  Listing walks the same sets in the same order as
-// the CPU engine and writes each task's rows at its exact output offset.
+// (triangle_table.cuh) and the last level is the common neighbourhood of a pattern edge
+// (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
+// in the same order as the CPU engine and writes each task's rows at its exact output offset.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
 // task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a

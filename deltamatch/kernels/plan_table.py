@@ -172,6 +172,12 @@ def kept_last_levels(plans: PlanTable) -> np.ndarray:
     return out
 
 
+def reads_kept_triangles(plans: PlanTable) -> bool:
+    """Whether a graph that keeps its edges' triangles serves this pattern: the edge-induced
+    diamond (counted whole from them) or a plan with a last level they count."""
+    return is_edge_induced_diamond(plans) or bool((kept_last_levels(plans) >= 0).any())
+
+
 def empty_batch(num_vertices: int) -> BatchView:
     """A batch with no changed pairs (static counting)."""
     return BatchView(

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from deltamatch.kernels.cpu_engine import canonical_rows
-from deltamatch.kernels.plan_table import PlanTable, TaskList, is_edge_induced_diamond, kept_last_levels
+from deltamatch.kernels.plan_table import PlanTable, TaskList, is_edge_induced_diamond, reads_kept_triangles
 from deltamatch.workers.backends import CpuBackend, make_backend
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
@@ -39,20 +39,19 @@ class GraphReplica:
         return self.backend.graph
 
     def register(self, pattern_id: int, plans: PatternPlans) -> bool:
-        """Add a pattern.  On a backend that `keeps_triangles`, its graph keeps them while a pattern
-        reads them: the edge-induced diamond, or one with a last level they count
-        (`kept_last_levels`).  True when this replica can count the pattern's batches whole from
-        them (the diamond): the scheduler may then ask for the counts (`BatchPlan.kept_counts`)
-        instead of sending tasks."""
+        """Add a pattern.  On a backend that `keeps_triangles`, its graph keeps them while a
+        pattern reads them (`reads_kept_triangles`).  True when this replica can count the
+        pattern's batches whole from them (the diamond): the scheduler may then ask for the counts
+        (`BatchPlan.kept_counts`) instead of sending tasks."""
         self.patterns[pattern_id] = plans
-        diamond = is_edge_induced_diamond(plans.batch)
-        if not (self.backend.keeps_triangles and (diamond or (kept_last_levels(plans.batch) >= 0).any())):
+        if not (self.backend.keeps_triangles and reads_kept_triangles(plans.batch)):
             return False
         self.triangle_users.add(pattern_id)
         self.backend.keep_triangles(True)
-        if diamond:
-            self.kept.add(pattern_id)
-        return diamond
+        if not is_edge_induced_diamond(plans.batch):
+            return False
+        self.kept.add(pattern_id)
+        return True
 
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id, None)
@@ -115,8 +114,7 @@ class GraphReplica:
                 if pid not in self.kept:
                     raise RuntimeError(f"pattern {pid}: no kept triangles to count it from")
                 k = self.patterns[pid].batch.k
-                removed[pid], added[pid] = (SideResult(c, np.zeros((0, k), dtype=np.int64), c > 0)
-                                            for c in self.backend.kept_diamonds())
+                removed[pid], added[pid] = (_unlisted(c, k) for c in self.backend.kept_diamonds())
         finally:
             for routed, view in views.items():
                 engines[routed].release(view)
@@ -129,7 +127,7 @@ class GraphReplica:
     def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch
         if tasks.size == 0:
-            return SideResult(0, np.zeros((0, plans.k), dtype=np.int64))
+            return _unlisted(0, plans.k)
         counts = engine.count(plans, tasks, view, plans.induced)
         return self._listed(plans, tasks, engine, view, counts, plans.induced, list_limit)
 
@@ -137,7 +135,7 @@ class GraphReplica:
                 check_other: bool, list_limit: int) -> SideResult:
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
-            return SideResult(total, np.zeros((0, plans.k), dtype=np.int64), total > 0)
+            return _unlisted(total, plans.k)
         cut = int(np.searchsorted(np.cumsum(counts), list_limit, side="left")) + 1
         cut = min(cut, tasks.size)
         head = tasks.take(np.arange(cut))
@@ -168,3 +166,8 @@ class GraphReplica:
     def stats(self) -> GraphStats:
         g = self.graph
         return GraphStats(g.num_vertices, g.num_edges, g.max_degree, self.version)
+
+
+def _unlisted(count: int, k: int) -> SideResult:
+    """A side's exact count with none of its matches listed (truncated when there are any)."""
+    return SideResult(count, np.zeros((0, k), dtype=np.int64), count > 0)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # triangle_table.cu: TT_EMPTY
 BUILD_LOAD = 0.4  # keys per slot when the table is built; it is built again past MAX_LOAD
-MAX_LOAD = 0.7  # linear probing's expected probes per hit stay near 2 below it
+MAX_LOAD = 0.7  # linear probing's expected probes per hit, (1 + 1 / (1 - load)) / 2 (Knuth), stay below 2.2
 MIN_BITS = 10
 THREADS = 256
 MAX_BLOCKS = 132 * 32
@@ -49,7 +49,7 @@ class TriangleTable:
         """The table of the rows as they are now (`cuda_engine.edge_triangle_counts`)."""
         cp = self._cp
         n = rows.num_edges
-        if n:  # (an edgeless graph keeps the relabelling, and its bincount, off empty arrays)
+        if n:  # an edgeless graph has nothing to relabel or count
             a, b, t = engine.edge_triangle_counts(rows.view_rows(), rows.n)
         self.bits = max(MIN_BITS, math.ceil(math.log2(max(n, 1) / BUILD_LOAD)))
         self.keys = None  # the old table's memory goes back first

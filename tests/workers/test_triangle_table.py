@@ -9,7 +9,7 @@ import pytest
 
 from deltamatch.kernels import cpu_engine
 from deltamatch.kernels import cuda_engine as engine
-from deltamatch.kernels.plan_table import is_edge_induced_diamond, kept_last_levels
+from deltamatch.kernels.plan_table import is_edge_induced_diamond, kept_last_levels, reads_kept_triangles
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans
@@ -29,6 +29,7 @@ def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, indu
     pattern = parse_pattern(name, induced=induced)
     plans = compile_plans(pattern, shared_plans(pattern))
     assert is_edge_induced_diamond(plans) == (name == "diamond" and not induced)
+    assert reads_kept_triangles(plans) == (name == "diamond" and not induced)
 
 
 # The plans whose last level is an edge's common neighbourhood, read from the kept triangles, by
@@ -127,6 +128,7 @@ def test_counted_whole_from_kept_triangles_equals_the_cpu_engine(workers: int) -
     for _ in range(6):
         ins, dele = mixed_batch(rng, cpu.intake.graph.edges(), 95, 60, 30)
         a, b = gpu.apply(ins, dele), cpu.apply(ins, dele)
+        assert not a.local and {g.tasks for g in a.groups if g.pattern == 1} == {0}
         for pid in gpu.patterns:
             da, db = a.deltas[pid], b.deltas[pid]
             assert (da.added_count, da.removed_count, da.total) == (
@@ -135,6 +137,7 @@ def test_counted_whole_from_kept_triangles_equals_the_cpu_engine(workers: int) -
         assert reg.total == gpu.pool.static_count(pid)
     ins, dele = mixed_batch(rng, cpu.intake.graph.edges(), 95, 30, 10)
     a, b = gpu.apply(ins, dele, list_limit=10**6), cpu.apply(ins, dele, list_limit=10**6)
+    assert sum(g.tasks for g in a.groups if g.pattern == 1) > 0
     np.testing.assert_array_equal(a.deltas[1].added, b.deltas[1].added)
     np.testing.assert_array_equal(a.deltas[1].removed, b.deltas[1].removed)
     assert a.deltas[1].added.shape[0] == a.deltas[1].added_count > 0
