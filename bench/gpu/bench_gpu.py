@@ -234,6 +234,7 @@ BALANCES = {
     "all": engine.Balance(),
     "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
     "noswap": engine.Balance(seed_swap=False),  # all but the reversed seeds (PlanTable.seed_swap)
+    "nohubfirst": engine.Balance(hub_first=False),  # all but a matched hub's bitmap first (DM_HUB_FIRST)
 }
 
 
@@ -558,7 +559,8 @@ def main() -> int:
         default="none,heavy,split",
         help="also time every batch with these settings: none, heavy, split, unroll, fill (all with "
         "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
-        "but the pair loop's window), noswap (all but the reversed seeds; 'all' always runs)",
+        "but the pair loop's window), noswap (all but the reversed seeds), nohubfirst (all but a matched "
+        "hub's bitmap first; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

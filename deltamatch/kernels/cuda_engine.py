@@ -74,37 +74,38 @@ def compile_options(compute_capability: str) -> tuple[str, ...]:
     )
 
 
-def module(name: str, stats: bool = False, pair_window: bool = True):
+def module(name: str, stats: bool = False, defines: tuple[str, ...] = ()):
     """The compiled RawModule of kernels/<name> for the current device (compiled once); `stats`:
-    the build whose kernels keep the DM_ST_* counters (match.cu's DM_STATS); `pair_window=False`:
-    the build whose pair loop searches every pair's candidate in the whole list (DM_PAIR_WINDOW)."""
+    the build whose kernels keep the DM_ST_* counters (match.cu's DM_STATS); `defines`: the
+    build's other macros as NAME=VALUE (`Balance.defines`: match.cu builds without an
+    optimization that is compiled in)."""
     cp = cupy()
     dev = cp.cuda.Device()
-    key = (dev.id, name, stats, pair_window)
+    key = (dev.id, name, stats, defines)
     mod = _modules.get(key)
     if mod is None:
         source = (KERNEL_DIR / name).read_text()
         options = (compile_options(dev.compute_capability) + (("-DDM_STATS=1",) if stats else ())
-                   + (() if pair_window else ("-DDM_PAIR_WINDOW=0",)))
+                   + tuple(f"-D{d}" for d in defines))
         mod = cp.RawModule(code=source, options=options, backend="nvrtc")
         mod.compile()
         _modules[key] = mod
     return mod
 
 
-def kernel(module_name: str, function: str, stats: bool = False, pair_window: bool = True):
-    return module(module_name, stats, pair_window).get_function(function)
+def kernel(module_name: str, function: str, stats: bool = False, defines: tuple[str, ...] = ()):
+    return module(module_name, stats, defines).get_function(function)
 
 
-def warm_up(pair_window: bool = True) -> None:
+def warm_up(defines: tuple[str, ...] = ()) -> None:
     """Compile every kernel module the service runs now (worker start) rather than on the first
     batch: the default builds (the deferred-chunk kernels and the timers always come from them)
-    and, with `pair_window` off, match.cu's build without the window; the statistics build of
-    match.cu is compiled when a run first asks for statistics."""
-    for name in ("match.cu", "graph.cu", "formulas.cu"):
+    and, with `defines` (`Balance.defines`), match.cu's build of the service's switches; the
+    statistics build of match.cu is compiled when a run first asks for statistics."""
+    for name in ("match.cu", "graph.cu", "formulas.cu", "triangle_table.cu"):
         module(name)
-    if not pair_window:
-        module("match.cu", pair_window=False)
+    if defines:
+        module("match.cu", defines=defines)
 
 
 class DeviceGraph(NamedTuple):
@@ -284,6 +285,9 @@ class Balance:
     pair_window (with unroll): a warp step of a pair list finds its pairs' candidates among the 32
     read at once from where the previous step ended, instead of a binary search of the whole list
     per pair (match.cu's DM_PAIR_WINDOW: a build of its own).
+    hub_first: an adjacency test against a vertex of the match that has a hub bitmap reads it,
+    whatever the candidate's degree, with no read of that degree first (match.cu's DM_HUB_FIRST: a
+    build of its own).
     seed_swap: a counting task of a plan whose seed may be reversed runs with its lower-degree
     endpoint where level 2 iterates its row (`PlanTable.seed_swap`, `swapped_seeds`): a hub's
     row no longer becomes a level-2 set of the hub's size.
@@ -299,6 +303,12 @@ class Balance:
     fill: bool = False
     pair_window: bool = True
     seed_swap: bool = True
+    hub_first: bool = True
+
+    def defines(self) -> tuple[str, ...]:
+        """match.cu's macros for the switches that select a build of their own (none: the default)."""
+        off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first))
+        return tuple(define for define, on in off if not on)
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
@@ -389,13 +399,26 @@ def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu"
     return _resident_blocks(cupy().cuda.Device().id, module_name, function)
 
 
+GRID_BLOCKS_PER_SM = 32  # the most blocks a grid-stride launch takes per SM (its loop covers the rest)
+
+
+def grid_blocks(items: int, per_block: int = 256) -> int:
+    """Blocks of a grid-stride launch over `items`, `per_block` of them a block takes per pass:
+    enough for one pass, at least one, at most GRID_BLOCKS_PER_SM per SM of the current device."""
+    return max(1, min(-(-items // per_block), GRID_BLOCKS_PER_SM * _sm_count(cupy().cuda.Device().id)))
+
+
+@functools.cache
+def _sm_count(device: int) -> int:
+    return int(cupy().cuda.Device(device).attributes["MultiProcessorCount"])
+
+
 @functools.cache
 def _resident_blocks(device: int, module_name: str, function: str) -> int:
-    cp = cupy()
     fn = kernel(module_name, function)
     threads = WARPS_PER_BLOCK * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
-    return per_sm * cp.cuda.Device(device).attributes["MultiProcessorCount"]
+    return per_sm * _sm_count(device)
 
 
 def free_bytes() -> int:
@@ -455,7 +478,7 @@ def with_hub_bitmaps(graph: DeviceGraph, min_degree: int | None = None,
     bits = cp.zeros(n_hubs * words, dtype=cp.uint32)
     hub_row = cp.zeros(rows, dtype=cp.uint64)
     kernel("graph.cu", "hub_bitmaps")(
-        (min(n_hubs, 132 * 8),), (256,),
+        (grid_blocks(n_hubs, 1),), (256,),
         (np.int32(n_hubs), hubs, graph.offsets, graph.degree, graph.pool, bits, np.int64(words), hub_row))
     return graph._replace(hub_row=hub_row, hub_bits=bits)
 
@@ -552,7 +575,7 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     cost = cp.empty(n_items, dtype=cp.int64)
     owner = cp.empty(n_items, dtype=cp.int32)
     threads = 256
-    blocks = (max(1, min(-(-n_items // threads), 132 * 32)),)
+    blocks = (grid_blocks(n_items, threads),)
     kernel("match.cu", "deferred_item_costs")(
         blocks, (threads,),
         (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, cost, owner))
@@ -567,7 +590,7 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     lo, hi = cp.empty(n_chunks, dtype=cp.int32), cp.empty(n_chunks, dtype=cp.int32)
     chunk_cost = cp.empty(n_chunks, dtype=cp.int64)
     kernel("match.cu", "deferred_chunk_records")(
-        (max(1, min(-(-n_chunks // threads), 132 * 32)),), (threads,),
+        (grid_blocks(n_chunks, threads),), (threads,),
         (np.int64(n_chunks), np.int64(n_items), starts, owner, ends, incl, chunk_set, lo, hi, chunk_cost))
     order = cp.argsort(-chunk_cost)
     return chunk_set[order], lo[order], hi[order], n_chunks
@@ -633,8 +656,7 @@ class _MatchRun:
                 self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits))
-        match = kernel("match.cu", function, stats=self.stats is not None,
-                       pair_window=self.balance.pair_window)
+        match = kernel("match.cu", function, stats=self.stats is not None, defines=self.balance.defines())
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         if self.stats is not None:
@@ -705,7 +727,7 @@ def swapped_seeds(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks) ->
     u, v = cp.empty(n, dtype=cp.int32), cp.empty(n, dtype=cp.int32)
     if n:
         kernel("match.cu", "swap_seeds")(
-            (min(-(-n // 256), 132 * 32),), (256,),
+            (grid_blocks(n),), (256,),
             (np.int64(n), tasks.u, tasks.v, _ptr(tasks.plan), plans.seed_swap, graph.degree, u, v))
     return tasks._replace(u=u, v=v)
 

@@ -340,6 +340,25 @@ __device__ bool survives_other(const Ctx& c, const WarpState& s, const LaneMatch
     return lo < c.n_iso && c.iso[lo] == mask;
 }
 
+// Is candidate x (degree dx) adjacent to y, a vertex of the match (degree dy, row at oy)?  With
+// DM_HUB_FIRST, y's hub bitmap answers whenever y has one, whatever x's degree: the bit's read then
+// depends on x alone, not on x's degree read before it (on a hub's neighbourhood, most candidates).
+// Off in the statistics build, which spills with it.
+#ifndef DM_HUB_FIRST
+#define DM_HUB_FIRST !DM_STATS
+#endif
+__device__ __forceinline__ bool adjacent_to_matched(const Ctx& c, int x, int dx, int y, int dy, dm_i64 oy,
+                                                    Stats& st) {
+#if DM_HUB_FIRST
+    const unsigned* hub = c.hub_row != nullptr ? c.hub_row[y] : nullptr;
+    if (hub != nullptr) {
+        st.probes++;
+        return (hub[x >> 5] >> (x & 31)) & 1u;
+    }
+#endif
+    return adjacent(c, x, dx, y, dy, oy, st);
+}
+
 // Does candidate x pass `ch` against the lane's match (rank r of the task)?
 __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Checks& ch, int r, int x,
                        Stats& st) {
@@ -353,7 +372,7 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
         }
         const int bit = 1 << j;
         if ((ch.rows | ch.minus) & bit) {
-            const bool adj = adjacent(c, x, dx, y, degree_at(s, lm, j), offset_at(s, lm, j), st);
+            const bool adj = adjacent_to_matched(c, x, dx, y, degree_at(s, lm, j), offset_at(s, lm, j), st);
             if (adj != ((ch.rows & bit) != 0)) {
                 return false;
             }
@@ -890,9 +909,12 @@ __device__ __forceinline__ dm_u64 pairs_count(const Ctx& c, int p, dm_u64 n, dm_
 // Counting from kept triangles: the last level of every candidate w in C[a, e) of level l = k-2 is
 // N(x) & N(w), x = m[kept_j[p]] adjacent to w, so its size is t(x, w) less the members to take out:
 // the vertices matched below l and, in a batch, those whose edge to x (or else to w) is a changed
-// pair ranked below the task (the rank rule of `passes`).  One loop tests them all, matched ones
-// first, then x's changed pairs, then w's.  Edge-induced plans with no bound on the last position
-// only (plan_table.kept_last_levels).
+// pair ranked below the task (the rank rule of `passes`).  What does not depend on w is settled once
+// per call, not per candidate: which matched vertices lie in N(x), and which of them the plan makes
+// adjacent to every w (taken out with no test); which of x's first 32 changed pairs are taken out
+// for any w that is adjacent to their partner (one ballot).  Each w then tests those partners, x's
+// further pairs and its own pairs.  Edge-induced plans with no bound on the last position only
+// (plan_table.kept_last_levels).
 __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, int p, int r, int lane, int a, int e,
                                              Stats& st) {
     const int l = c.k - 2;
@@ -902,9 +924,19 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
     const dm_i64 ox = s.moff[j];
     const int dep_l = c.dep[p * DM_MAX_K + l];
     const bool skip = dep_l < l - 1;
+    const int near_x = (int)__ballot_sync(
+        DM_FULL_MASK, lane < l && lane != j && adjacent(c, s.m[lane], s.mdeg[lane], x, dx, ox, st));
+    const int given = near_x & c.conn[p * DM_MAX_K + l];
     const int sx = r > 0 ? c.b_slot[x] : -1;
     const dm_i64 x_lo = sx >= 0 ? c.b_ptr[sx] : 0;
     const dm_i64 x_n = sx >= 0 ? c.b_ptr[sx + 1] - x_lo : 0;
+    bool out_at_x = false;
+    if (lane < x_n && c.b_rank[x_lo + lane] < r) {
+        const int z = c.b_partner[x_lo + lane];
+        out_at_x = !matched_between(s, 0, l, z) && adjacent(c, z, c.deg[z], x, dx, ox, st);
+    }
+    const unsigned at_x = __ballot_sync(DM_FULL_MASK, out_at_x);
+    const dm_i64 x_more = x_n > 32 ? x_n - 32 : 0;
     dm_u64 total = 0;
     for (int i = a + lane; i < e; i += 32) {
         const int w = s.set[l][i];
@@ -913,32 +945,32 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
         }
         const int dw = c.deg[w];
         const dm_i64 ow = c.off[w];
+        dm_i64 n = (dm_i64)c.tt_t[tt_find(c.tt_keys, c.tt_bits, tt_key(x, w))] - __popc(given);
+        for (int bits = near_x & ~given; bits != 0; bits &= bits - 1) {
+            const int q = __ffs(bits) - 1;
+            n -= adjacent(c, s.m[q], s.mdeg[q], w, dw, ow, st);
+        }
+        for (unsigned bits = at_x; bits != 0; bits &= bits - 1) {
+            const int z = c.b_partner[x_lo + __ffs(bits) - 1];
+            n -= adjacent(c, z, c.deg[z], w, dw, ow, st);
+        }
         const int sw = r > 0 ? c.b_slot[w] : -1;
         const dm_i64 w_lo = sw >= 0 ? c.b_ptr[sw] : 0;
-        const dm_i64 items = l + x_n + (sw >= 0 ? c.b_ptr[sw + 1] - w_lo : 0);
-        dm_i64 n = c.tt_t[tt_find(c.tt_keys, c.tt_bits, tt_key(x, w))];
+        const dm_i64 items = x_more + (sw >= 0 ? c.b_ptr[sw + 1] - w_lo : 0);
         for (dm_i64 item = 0; item < items; ++item) {
-            int z;
-            if (item < l) {
-                if (item == j) {
-                    continue;
-                }
-                z = s.m[item];
-            } else {
-                const bool at_x = item - l < x_n;
-                const dm_i64 pair = at_x ? x_lo + (item - l) : w_lo + (item - l - x_n);
-                if (c.b_rank[pair] >= r) {
-                    continue;
-                }
-                z = c.b_partner[pair];
-                if (matched_between(s, 0, l, z)) {
-                    continue;
-                }
-                if (!at_x) {
-                    const int other = batch_rank(c, z, x);
-                    if (other >= 0 && other < r) {
-                        continue;  // taken out at x
-                    }
+            const bool on_x = item < x_more;
+            const dm_i64 pair = on_x ? x_lo + 32 + item : w_lo + (item - x_more);
+            if (c.b_rank[pair] >= r) {
+                continue;
+            }
+            const int z = c.b_partner[pair];
+            if (matched_between(s, 0, l, z)) {
+                continue;
+            }
+            if (!on_x) {
+                const int other = batch_rank(c, z, x);
+                if (other >= 0 && other < r) {
+                    continue;  // taken out at x
                 }
             }
             const int dz = c.deg[z];

@@ -146,20 +146,20 @@ def is_edge_induced_diamond(plans: PlanTable) -> bool:
     return plans.k == 4 and not plans.induced and int(plans.conn[0].sum()) == 10
 
 
-KEPT_LAST_K = 4  # patterns of this size read last levels from kept triangles (see kept_last_levels)
+KEPT_LAST_SIZES = (4,)  # pattern sizes whose plans read last levels from kept triangles (kept_last_levels)
 
 
 def kept_last_levels(plans: PlanTable) -> np.ndarray:
     """Per plan, the position j when its last level is counted from kept triangles, else -1:
     edge-induced, `LAST_EACH`, the last position adjacent to exactly j and k-2, which are adjacent
     themselves (so the level is the common neighbourhood of a graph edge, t of that edge), and no
-    symmetry bound on the last position.  Only at k = KEPT_LAST_K: the diamond's outer-edge plans
-    ran 1.7-2.0x faster so, while the house's floor-edge plan (the same test holds for it at k = 5)
-    ran 1.19x and 1.02x faster on RMAT-16 and RMAT-18 but 0.77x on RMAT-20, where each candidate's
-    rank exclusions walk the batch pairs of hub anchors (docs/GPU.md, session 11)."""
+    symmetry bound on the last position.  Only at the sizes of KEPT_LAST_SIZES: the diamond's
+    outer-edge plans ran 1.7-2.0x faster so, while the house's floor-edge plan (the same test holds
+    for it at k = 5) ran 1.19x and 1.02x faster on RMAT-16 and RMAT-18 but 0.77x on RMAT-20, where
+    each candidate's rank exclusions walked the batch pairs of hub anchors (docs/GPU.md, session 11)."""
     k = plans.k
     out = np.full(plans.order.shape[0], -1, dtype=np.int32)
-    if plans.induced or k != KEPT_LAST_K:
+    if plans.induced or k not in KEPT_LAST_SIZES:
         return out
     last, before = k - 1, k - 2
     for p in range(plans.order.shape[0]):

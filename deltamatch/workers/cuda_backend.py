@@ -40,6 +40,7 @@ UNROLL_ENV = "DELTAMATCH_GPU_UNROLL"  # "1" (default) or "0"
 STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
 FILL_ENV = "DELTAMATCH_GPU_FILL"  # "0" (default) or "1": with stealing, every resident warp launched
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
+HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hub's bitmap tests any candidate
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
@@ -58,13 +59,13 @@ def _switch(env: dict, name: str, default: str = "1") -> bool:
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
-    DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW and DELTAMATCH_GPU_SEED_SWAP select (defaults:
-    all on but filling)."""
+    DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP and
+    DELTAMATCH_GPU_HUB_FIRST select (defaults: all on but filling)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
-                 ("seed_swap", SEED_SWAP_ENV))}
+                 ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     if split == "auto":
         return engine.Balance(**switches)
@@ -278,7 +279,7 @@ class GpuGraph:
         threads = 256
         if n_items:
             engine.kernel("graph.cu", "merge_rows")(
-                (int(min(-(-n_items // threads), 132 * 32)),), (threads,),
+                (engine.grid_blocks(n_items, threads),), (threads,),
                 (self.offsets, self.degree, self.pool, d_rows, np.int32(n_rows), d_item_ptr, d_upd_ptr,
                  d_nbr, d_ins_prefix, d_stage_ptr, stage))
         if used > self.pool.shape[0]:
@@ -288,15 +289,15 @@ class GpuGraph:
         self.live_capacity += grown
         warps_per_block = 8
         engine.kernel("graph.cu", "copy_rows")(
-            (max(1, min(-(-n_rows // warps_per_block), 132 * 32)),), (warps_per_block * 32,),
+            (engine.grid_blocks(n_rows, warps_per_block),), (warps_per_block * 32,),
             (np.int32(n_rows), d_stage_ptr, d_new_deg, stage, d_new_off, self.pool))
         engine.kernel("graph.cu", "set_rows")(
-            (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
+            (engine.grid_blocks(n_rows, threads),), (threads,),
             (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
              self.capacity))
         if self._hub_view is not None and self._hub_view.hub_row is not None:  # (None: no row had one)
             engine.kernel("graph.cu", "hub_bits_apply")(
-                (max(1, min(-(-n_rows // threads), 132 * 32)),), (threads,),
+                (engine.grid_blocks(n_rows, threads),), (threads,),
                 (np.int32(n_rows), d_rows, d_upd_ptr, d_nbr, d_ins_prefix, self._hub_view.hub_row))
         self.host_offsets[rows] = new_off
         self.host_degree[rows] = new_deg
@@ -325,7 +326,7 @@ class GpuGraph:
         new_off, cap, live, used, size = row_layout.packed(deg, LAYOUT, cp)
         pool = cp.zeros(size, dtype=cp.int32)
         engine.kernel("graph.cu", "copy_rows")(
-            (max(1, min(-(-n // 8), 132 * 32)),), (256,),
+            (engine.grid_blocks(n, 8),), (256,),
             (np.int32(n), self.offsets, deg, self.pool, new_off, pool))
         self.pool = pool
         self.offsets[:n] = new_off
@@ -344,7 +345,7 @@ class GpuGraph:
         out = cp.empty(n, dtype=cp.bool_)
         threads = 256
         engine.kernel("graph.cu", "has_edges")(
-            (min(-(-n // threads), 132 * 32),), (threads,),
+            (engine.grid_blocks(n, threads),), (threads,),
             (self.offsets, self.degree, self.pool, cp.asarray(np.ascontiguousarray(u, dtype=np.int32)),
              cp.asarray(np.ascontiguousarray(v, dtype=np.int32)), np.int64(n), out))
         return out.get()
@@ -437,7 +438,7 @@ class CudaBackend:
         self.keeps_triangles = kept_triangles_from_env() if keeps_triangles is None else keeps_triangles
         self.balance = balance if balance is not None else balance_from_env()
         self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
-        engine.warm_up(self.balance.pair_window)
+        engine.warm_up(self.balance.defines())
         self.graph = CudaGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
         self._host: DynamicGraph | None = None

@@ -25,11 +25,6 @@ BUILD_LOAD = 0.4  # keys per slot when the table is built; it is built again pas
 MAX_LOAD = 0.7  # linear probing's expected probes per hit, (1 + 1 / (1 - load)) / 2 (Knuth), stay below 2.2
 MIN_BITS = 10
 THREADS = 256
-MAX_BLOCKS = 132 * 32
-
-
-def _blocks(items: int, per_block: int = THREADS) -> int:
-    return max(1, min(-(-items // per_block), MAX_BLOCKS))
 
 
 class TriangleTable:
@@ -60,7 +55,7 @@ class TriangleTable:
         if n:
             slot = cp.empty(n, dtype=cp.int64)
             engine.kernel("triangle_table.cu", "tt_insert")(
-                (_blocks(n),), (THREADS,),
+                (engine.grid_blocks(n),), (THREADS,),
                 (self.keys, np.int32(self.bits), a, b, np.int64(n), t, self.t, self.rank, np.int32(0), slot))
         self.held = n  # keys and tombstones
         self.diamonds = engine.pair_sum(t) if n else 0
@@ -76,10 +71,11 @@ class TriangleTable:
         a, b, bound = self._ends(rows, pairs)
         slot = cp.empty(n, dtype=cp.int64)
         engine.kernel("triangle_table.cu", "tt_mark")(
-            (_blocks(n),), (THREADS,), (self.keys, np.int32(self.bits), a, b, np.int64(n), self.rank, slot))
+            (engine.grid_blocks(n),), (THREADS,),
+            (self.keys, np.int32(self.bits), a, b, np.int64(n), self.rank, slot))
         total = self._side(rows, a, b, slot, bound, -1)
         engine.kernel("triangle_table.cu", "tt_delete")(
-            (_blocks(n),), (THREADS,), (self.keys, self.t, self.rank, slot, np.int64(n), total))
+            (engine.grid_blocks(n),), (THREADS,), (self.keys, self.t, self.rank, slot, np.int64(n), total))
         removed = int(total.get()[0])
         self.diamonds -= removed
         return removed
@@ -99,12 +95,12 @@ class TriangleTable:
         a, b, bound = self._ends(rows, pairs)
         slot = cp.empty(n, dtype=cp.int64)
         engine.kernel("triangle_table.cu", "tt_insert")(
-            (_blocks(n),), (THREADS,),
+            (engine.grid_blocks(n),), (THREADS,),
             (self.keys, np.int32(self.bits), a, b, np.int64(n), engine.NULL, self.t, self.rank, np.int32(1),
              slot))
         total = self._side(rows, a, b, slot, bound, 1)
         engine.kernel("triangle_table.cu", "tt_unrank")(
-            (_blocks(n),), (THREADS,), (self.rank, slot, np.int64(n)))
+            (engine.grid_blocks(n),), (THREADS,), (self.rank, slot, np.int64(n)))
         added = int(total.get()[0])
         self.held += n
         self.diamonds += added
@@ -128,10 +124,10 @@ class TriangleTable:
         n_listed = cp.zeros(1, dtype=cp.uint64)
         total = cp.zeros(1, dtype=cp.uint64)
         engine.kernel("triangle_table.cu", "tt_side_triangles")(
-            (_blocks(n, THREADS // 32),), (THREADS,),
+            (engine.grid_blocks(n, THREADS // 32),), (THREADS,),
             (rows.offsets, rows.degree, rows.pool, self.keys, np.int32(self.bits), a, b, slot, np.int32(n),
              self.rank, self.pending, listed, n_listed))
         engine.kernel("triangle_table.cu", "tt_settle")(
-            (_blocks(bound),), (THREADS,),
+            (engine.grid_blocks(bound),), (THREADS,),
             (self.t, self.pending, self.rank, listed, n_listed, np.int32(sign), total))
         return total

@@ -15,9 +15,10 @@ SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
-# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics, and
-# without the pair loop's window.
-MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1"]
+# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics,
+# without the pair loop's window, and without a matched hub's bitmap first.
+MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
+                "-DDM_HUB_FIRST=0"]
 BUILDS = [(source, define) for source in SOURCES
           for define in (MATCH_BUILDS if source.name == "match.cu" else [""])]
 

@@ -205,11 +205,13 @@ def test_skewed_rmat_static_and_batches_equal_cpu_engine(name: str) -> None:
             g.release(view)
 
 
+@pytest.mark.parametrize("hub_first", [True, False])
 @pytest.mark.parametrize("induced", [False, True])
 @pytest.mark.parametrize("name", PATTERNS)
-def test_hub_bitmaps_count_and_list_as_the_cpu_engine(name: str, induced: bool) -> None:
+def test_hub_bitmaps_count_and_list_as_the_cpu_engine(name: str, induced: bool, hub_first: bool) -> None:
     """Adjacency tests by hub bitmap (every row of degree 6 or more has one here) give the CPU
-    engine's counts and listings, with and without statistics, static and on a batch's old side."""
+    engine's counts and listings, with and without statistics, static and on a batch's old side;
+    counts with a matched hub's bitmap read first (DM_HUB_FIRST) and without."""
     from deltamatch.kernels import cuda_engine
 
     rng = np.random.default_rng(31 + induced)
@@ -220,13 +222,15 @@ def test_hub_bitmaps_count_and_list_as_the_cpu_engine(name: str, induced: bool) 
     static = TaskList.static(g.internal_edges())
     batch0 = empty_batch(len(g.vertices))
     want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
-    np.testing.assert_array_equal(cuda_engine.count_tasks(hubs, pat.static, static, batch0), want)
+    balance = cuda_engine.Balance(hub_first=hub_first)
+    np.testing.assert_array_equal(
+        cuda_engine.count_tasks(hubs, pat.static, static, batch0, balance=balance), want)
     np.testing.assert_array_equal(
         cuda_engine.count_tasks(hubs, pat.static, static, batch0, stats=cuda_engine.KernelStats()), want)
     np.testing.assert_array_equal(cuda_engine.list_tasks(hubs, pat.static, static, batch0, want),
                                   cpu_engine.list_tasks(g.view(), pat.static, static, batch0, want))
     assert_old_side_equals_cpu(g, pat.batch, rng, 60, lambda tasks, view: cuda_engine.count_tasks(
-        hubs, pat.batch, tasks, view, induced))
+        hubs, pat.batch, tasks, view, induced, balance=balance))
 
 
 def test_device_info_names_the_gpu() -> None:
@@ -234,6 +238,14 @@ def test_device_info_names_the_gpu() -> None:
 
     info = CudaBackend().device_info()
     assert info["backend"] == "cuda" and info["gpu_name"] and info["memory_bytes"] > 0
+
+
+def test_grid_blocks_cover_the_items_up_to_32_per_sm() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    sms = cuda_engine.cupy().cuda.Device().attributes["MultiProcessorCount"]
+    assert cuda_engine.grid_blocks(0) == 1 and cuda_engine.grid_blocks(257) == 2
+    assert cuda_engine.grid_blocks(10**9) == 32 * sms and cuda_engine.grid_blocks(10**9, 1) == 32 * sms
 
 
 def balances():

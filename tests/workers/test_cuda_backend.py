@@ -56,6 +56,15 @@ def test_seed_swap_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_SEED_SWAP": "0"}) == Balance(seed_swap=False)
 
 
+def test_hub_first_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_HUB_FIRST": "0"}) == Balance(hub_first=False)
+
+
+def test_defines_name_the_builds_of_the_switches_off() -> None:
+    assert Balance().defines() == ()
+    assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
+
+
 @pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
 def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deltamatch.kernels import cpu_engine
+from deltamatch.kernels import cpu_engine, plan_table
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels.plan_table import is_edge_induced_diamond, kept_last_levels, reads_kept_triangles
 from deltamatch.scheduler.core import SchedulerCore, WorkerPool
@@ -33,17 +33,22 @@ def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, indu
 
 
 # The plans whose last level is an edge's common neighbourhood, read from the kept triangles, by
-# pattern (edge-induced, KEPT_LAST_K vertices; the house's floor-edge plan would qualify at k = 5).
-KEPT_LAST_LEVELS = {"diamond": [1, 0, -1]}
+# pattern (edge-induced) where its size is served: the diamond's outer-edge plans; at k = 5, the
+# house's (P1's) floor-edge plan.
+KEPT_LAST_LEVELS = {"diamond": [1, 0, -1], "house": [-1, -1, -1, -1, 2, -1], "P1": [-1, -1, -1, -1, 2, -1]}
 
 
+@pytest.mark.parametrize("sizes", [plan_table.KEPT_LAST_SIZES, (4, 5)])
 @pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
 @pytest.mark.parametrize("induced", [False, True])
-def test_last_levels_counted_from_kept_triangles(name: str, induced: bool) -> None:
+def test_last_levels_counted_from_kept_triangles(name: str, induced: bool, sizes: tuple[int, ...],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan_table, "KEPT_LAST_SIZES", sizes)
     pattern = parse_pattern(name, induced=induced)
     plans = compile_plans(pattern, shared_plans(pattern))
     none = [-1] * plans.order.shape[0]
-    assert kept_last_levels(plans).tolist() == (none if induced else KEPT_LAST_LEVELS.get(name, none))
+    served = not induced and plans.k in sizes
+    assert kept_last_levels(plans).tolist() == (KEPT_LAST_LEVELS.get(name, none) if served else none)
 
 
 def test_kept_triangles_switch() -> None:
@@ -146,9 +151,12 @@ def test_counted_whole_from_kept_triangles_equals_the_cpu_engine(workers: int) -
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("name", sorted(KEPT_LAST_LEVELS))
-def test_last_levels_read_from_kept_triangles_equal_the_cpu_engine_per_task(name: str) -> None:
+def test_last_levels_read_from_kept_triangles_equal_the_cpu_engine_per_task(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both sides of mixed batches (deletions, new vertices, hubs): every task's count with the last
-    level read from the kept triangles equals the CPU engine's, and the same run's without them."""
+    level read from the kept triangles equals the CPU engine's, and the same run's without them
+    (at sizes 4 and 5, whether or not KEPT_LAST_SIZES serves 5)."""
+    monkeypatch.setattr(plan_table, "KEPT_LAST_SIZES", (4, 5))
     rng = np.random.default_rng(41)
     device, host = CudaGraph(), DynamicGraph()
     device.rows.keep_triangles(True)
