@@ -341,17 +341,16 @@ __device__ bool survives_other(const Ctx& c, const WarpState& s, const LaneMatch
 }
 
 // Is candidate x (degree dx) adjacent to y, a vertex of the match (degree dy, row at oy)?  With
-// DM_HUB_FIRST, y's hub bitmap answers whenever y has one and is the warp's (`shared`: the same y
-// on every lane, not a lane's own candidate), whatever x's degree: the bit's read then depends on x
-// alone, not on x's degree read before it, and the lanes read one bitmap (on a hub's
-// neighbourhood, most candidates).  Off in the statistics build, which spills with it.
+// DM_HUB_FIRST, y's hub bitmap answers whenever y has one, whatever x's degree: the bit's read then
+// depends on x alone, not on x's degree read before it (on a hub's neighbourhood, most candidates).
+// Off in the statistics build, which spills with it.
 #ifndef DM_HUB_FIRST
 #define DM_HUB_FIRST !DM_STATS
 #endif
 __device__ __forceinline__ bool adjacent_to_matched(const Ctx& c, int x, int dx, int y, int dy, dm_i64 oy,
-                                                    bool shared, Stats& st) {
+                                                    Stats& st) {
 #if DM_HUB_FIRST
-    const unsigned* hub = shared && c.hub_row != nullptr ? c.hub_row[y] : nullptr;
+    const unsigned* hub = c.hub_row != nullptr ? c.hub_row[y] : nullptr;
     if (hub != nullptr) {
         st.probes++;
         return (hub[x >> 5] >> (x & 31)) & 1u;
@@ -373,8 +372,7 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
         }
         const int bit = 1 << j;
         if ((ch.rows | ch.minus) & bit) {
-            const bool adj = adjacent_to_matched(c, x, dx, y, degree_at(s, lm, j), offset_at(s, lm, j),
-                                                 j != lm.p0 && j != lm.p1, st);
+            const bool adj = adjacent_to_matched(c, x, dx, y, degree_at(s, lm, j), offset_at(s, lm, j), st);
             if (adj != ((ch.rows & bit) != 0)) {
                 return false;
             }
