@@ -155,8 +155,8 @@ def kept_last_levels(plans: PlanTable) -> np.ndarray:
     themselves (so the level is the common neighbourhood of a graph edge, t of that edge), and no
     symmetry bound on the last position.  Only at the sizes of KEPT_LAST_SIZES: the diamond's
     outer-edge plans ran 1.7-2.0x faster so, while the house's floor-edge plan (the same test holds
-    for it at k = 5) ran 1.19x and 1.02x faster on RMAT-16 and RMAT-18 but 0.77x on RMAT-20, where
-    each candidate's rank exclusions walked the batch pairs of hub anchors (docs/GPU.md, session 11)."""
+    for it at k = 5) ran 1.16x faster on RMAT-16 but 0.81x on RMAT-18 and 0.75x on RMAT-20, with
+    its per-candidate work hoisted (docs/GPU.md, sessions 11 and 12)."""
     k = plans.k
     out = np.full(plans.order.shape[0], -1, dtype=np.int32)
     if plans.induced or k not in KEPT_LAST_SIZES:

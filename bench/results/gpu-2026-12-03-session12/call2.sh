@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Session 12, device call 2 (warm, right after call 1; commit f4b42b4): the house at the defaults (no
+# k = 5 kept last levels), hub first against nohubfirst, RMAT-16 and RMAT-18 (two batches) and RMAT-20
+# (one batch); no CPU engine (call 1 has it for the same batches).
+bash .devbundle/install.sh >/dev/null 2>&1; export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 DM_COMMIT=$(cat .commit); date -u > $OUT/device.txt; timeout 150 python3 bench/gpu/bench_gpu.py --out $OUT/house --scales 16,18 --sizes 1000 --batches 2 --patterns house --ablation nohubfirst --no-counters --batch-budget 30 --static-budget 1 --no-cpu --no-relabel --no-static --time-budget 140 > $OUT/bench-house.log 2>&1; echo "rc $?" >> $OUT/bench-house.log; timeout 100 python3 bench/gpu/bench_gpu.py --out $OUT/house20 --scales 20 --sizes 1000 --batches 1 --patterns house --ablation nohubfirst --no-counters --batch-budget 45 --static-budget 1 --no-cpu --no-relabel --no-static --time-budget 95 > $OUT/bench-house20.log 2>&1; echo "rc $?" >> $OUT/bench-house20.log; grep -vE "^\{" $OUT/bench-house.log $OUT/bench-house20.log | cut -c1-200
