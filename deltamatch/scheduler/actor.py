@@ -23,7 +23,8 @@ beside Ray: `scheduler/channel.py`) and everything else through Ray; both reach 
 under the same lock.
 
 The scheduler holds the log's writer lock and, given its owner (the API process),
-ends the moment the owner ends and never appends after it (`workers.lifeline`).
+ends the moment the owner ends: it never begins an append after that, nor dies halfway
+through one (`workers.lifeline`).
 """
 
 from __future__ import annotations
@@ -508,10 +509,9 @@ class Scheduler:
 
     def _append(self, record: Record) -> None:
         """Log `record` durably; never after the owner is gone (nobody would get the answer)."""
-        if not self.lifeline.alive():
-            os._exit(1)
         try:
-            self.log.append(record)
+            with self.lifeline.while_owner_alive():
+                self.log.append(record)
         except LogWriteError as exc:
             self.log_error = str(exc)
             raise
