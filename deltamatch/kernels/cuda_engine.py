@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -525,12 +526,23 @@ def kernel_time(stats: KernelStats | None) -> Iterator[None]:
 
 
 def _deadline(budget_s: float | None) -> np.uint64:
+    """The device's timer `budget_s` from now (0: none), from the host's clock and their offset."""
     if budget_s is None:
         return np.uint64(0)
+    return np.uint64(time.monotonic_ns() + _timer_offset_ns(cupy().cuda.Device().id) + int(budget_s * 1e9))
+
+
+@functools.cache
+def _timer_offset_ns(device: int) -> int:
+    """The device's global timer minus the host's monotonic clock, read once per device: a
+    deadline then costs no launch and no wait (the read is off by the launch latency, some
+    microseconds; budgets are seconds)."""
     cp = cupy()
     now = cp.zeros(1, dtype=cp.uint64)
+    before = time.monotonic_ns()
     kernel("match.cu", "read_timer")((1,), (1,), (now,))
-    return np.uint64(int(now.get()[0]) + int(budget_s * 1e9))
+    device_ns = int(now.get()[0])
+    return device_ns - (before + time.monotonic_ns()) // 2
 
 
 class _Deferred(NamedTuple):
@@ -548,7 +560,7 @@ class _Deferred(NamedTuple):
 
 def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     """Chunk i of the deferred sets: (entry, lo, hi) over that entry's level-2 candidates, `chunk`
-    candidates each."""
+    candidates each, run in that order (no order: None)."""
     cp = cupy()
     lens = d.length[:n_deferred].astype(cp.int64)
     per = (lens + chunk - 1) // chunk
@@ -559,16 +571,18 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     j = idx - (ends - per)[entry]
     lo = (j * chunk).astype(cp.int32)
     hi = cp.minimum(lo.astype(cp.int64) + chunk, lens[entry]).astype(cp.int32)
-    return entry, lo, hi, total
+    return entry, lo, hi, None, total
 
 
 def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     """Chunks of about equal estimated cost (1 + deg(w) per candidate w), at least
-    MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all, costliest first; a candidate is
-    never cut, so one that costs more than a chunk is a chunk of its own.  Three kernels
-    (match.cu: deferred_item_costs, _chunk_heads, _chunk_records) between two scans, a
-    compaction and the sort, where elementwise CuPy took a launch per step (with the plan and
-    task uploads, a RMAT-20 4-clique count went from 115 launches to 53: timeline.py)."""
+    MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all: (entry, lo, hi) in set order, the
+    order that runs them costliest first, and their number.  A candidate is never cut, so one that
+    costs more than a chunk is a chunk of its own.  Three kernels (match.cu: deferred_item_costs,
+    _chunk_heads, _chunk_records) between two scans, a compaction and the sort, where elementwise
+    CuPy took a launch per step (with the plan and task uploads, a RMAT-20 4-clique count went from
+    115 launches to 53: timeline.py); the target is worked out on the device and phase 1 reads the
+    chunks through the order, so the host waits once, for the number of chunks."""
     cp = cupy()
     ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
     n_items = int(ends[-1])
@@ -580,20 +594,19 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
         blocks, (threads,),
         (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, cost, owner))
     incl = cp.cumsum(cost)
-    target = max(MIN_CHUNK_COST, -(-int(incl[-1]) // (warps * AUTO_CHUNK_SHARE)))
     head = cp.empty(n_items, dtype=cp.bool_)
     kernel("match.cu", "deferred_chunk_heads")(
-        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(target), head))
+        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(warps * AUTO_CHUNK_SHARE),
+                             np.int64(MIN_CHUNK_COST), head))
     starts = cp.flatnonzero(head)
     n_chunks = int(starts.shape[0])
     chunk_set = cp.empty(n_chunks, dtype=cp.int64)
     lo, hi = cp.empty(n_chunks, dtype=cp.int32), cp.empty(n_chunks, dtype=cp.int32)
-    chunk_cost = cp.empty(n_chunks, dtype=cp.int64)
+    cost_key = cp.empty(n_chunks, dtype=cp.int32)
     kernel("match.cu", "deferred_chunk_records")(
         (grid_blocks(n_chunks, threads),), (threads,),
-        (np.int64(n_chunks), np.int64(n_items), starts, owner, ends, incl, chunk_set, lo, hi, chunk_cost))
-    order = cp.argsort(-chunk_cost)
-    return chunk_set[order], lo[order], hi[order], n_chunks
+        (np.int64(n_chunks), np.int64(n_items), starts, owner, ends, incl, chunk_set, lo, hi, cost_key))
+    return chunk_set, lo, hi, cp.argsort(cost_key), n_chunks
 
 
 @dataclass
@@ -697,25 +710,26 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
                     cp.empty(shape.warps * per_warp, dtype=cp.int32),
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     run.launch(function, 0, first, last, perm, shape)
-    n_deferred = min(int(run.deferred.n.get()[0]), run.deferred.cap) if defer else 0
+    got = counters.get()  # the total and flags too: a run that deferred nothing is done
+    n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if defer else 0
     if n_deferred:
         if balance.chunk:
-            entry, lo, hi, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
+            entry, lo, hi, order, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
         else:
-            entry, lo, hi, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree, shape.warps)
+            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree, shape.warps)
         if stats is not None:
             stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
         grab = launch_shape(n_chunks, 4 * per_warp, function)
         if grab.warps > shape.warps:
             run.scratch = cp.empty(grab.warps * per_warp, dtype=cp.int32)
-        run.launch(function, 1, 0, n_chunks, None, grab, (entry, lo, hi))
-    got = counters[: FLAGS + 1].get()
-    if got[1] & 2:
+        run.launch(function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
+        got = counters[: FLAGS + 1].get()
+    if got[FLAGS] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
-    if got[1] & 1:
+    if got[FLAGS] & 1:
         raise EngineError("a listing round found a different number of matches than its count")
-    return int(got[0])
+    return int(got[TOTAL])
 
 
 def swapped_seeds(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks) -> DeviceTasks:

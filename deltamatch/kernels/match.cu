@@ -1219,7 +1219,8 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
     board, share_pairs, active, hub_row, kept_j, tt_keys, tt_t, tt_bits
 
-// Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given); phase 1 runs the
+// Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given, and so is chunk i of
+// phase 1); phase 1 runs the
 // chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
 // the level-2 set of deferred task chunk_of[i] (arena entry: defer_task, defer_off, defer_len).
 // Count mode: counts[t] (optional; added to atomically in phase 1) and *total get the matches.
@@ -1309,7 +1310,8 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             ran += hi - lo;
         } else {
             for (dm_i64 i = lo; i < hi; ++i) {
-                const dm_i64 t = phase == 1 ? defer_task[chunk_of[i]] : (perm != nullptr ? perm[i] : i);
+                const dm_i64 j = perm != nullptr ? perm[i] : i;  // phase 1: chunk j
+                const dm_i64 t = phase == 1 ? defer_task[chunk_of[j]] : j;
                 const int r = tr != nullptr ? tr[t] : -1;
                 const int p = tp != nullptr ? tp[t] : 0;
                 const dm_i64 row0 = out != nullptr ? out_offsets[t] : 0;
@@ -1330,12 +1332,12 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                     } else if (phase == 1) {
                         __syncwarp();
                         if (lane == 0) {
-                            const dm_i64 e = chunk_of[i];
+                            const dm_i64 e = chunk_of[j];
                             s.set[2] = arena + defer_off[e];
                             s.cnt[2] = defer_len[e];
                         }
                         __syncwarp();
-                        found = descend(c, s, sc, p, r, lane, chunk_lo[i], chunk_hi[i], nullptr, 0, 0, 0, st);
+                        found = descend(c, s, sc, p, r, lane, chunk_lo[j], chunk_hi[j], nullptr, 0, 0, 0, st);
                     } else {
                         prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
                         const int n2 = s.cnt[2];
@@ -1498,9 +1500,12 @@ extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const
 
 // head[i]: item i starts a chunk, being the first of its set or the first whose cost before it,
 // counted from its set's start (incl: inclusive prefix of the costs), reaches another multiple of
-// `target` than its predecessor's.
+// the target than its predecessor's.  The target is the total cost over `share` chunks, at least
+// `min_cost`: read here from incl, so that the host need not wait for the total.
 extern "C" __global__ void deferred_chunk_heads(dm_i64 n_items, const dm_i64* ends, const int* set,
-                                                const dm_i64* incl, dm_i64 target, bool* head) {
+                                                const dm_i64* incl, dm_i64 share, dm_i64 min_cost,
+                                                bool* head) {
+    const dm_i64 target = max(min_cost, (incl[n_items - 1] + share - 1) / share);
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
          i += (dm_i64)gridDim.x * blockDim.x) {
         const dm_i64 start = dm_set_start(ends, set[i]);
@@ -1515,11 +1520,12 @@ extern "C" __global__ void deferred_chunk_heads(dm_i64 n_items, const dm_i64* en
 }
 
 // Chunk c runs items [starts[c], starts[c + 1]) (the last one up to n_items), all of one set:
-// its set, first and past-the-last candidate within the set, and its estimated cost.
+// its set, first and past-the-last candidate within the set, and its estimated cost negated and
+// clamped to int (a sort key: an ascending sort of 32-bit keys puts the costliest first).
 extern "C" __global__ void deferred_chunk_records(dm_i64 n_chunks, dm_i64 n_items, const dm_i64* starts,
                                                   const int* set, const dm_i64* ends, const dm_i64* incl,
                                                   dm_i64* chunk_set, int* chunk_lo, int* chunk_hi,
-                                                  dm_i64* chunk_cost) {
+                                                  int* cost_key) {
     for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_chunks;
          c += (dm_i64)gridDim.x * blockDim.x) {
         const dm_i64 s = starts[c];
@@ -1529,6 +1535,6 @@ extern "C" __global__ void deferred_chunk_records(dm_i64 n_chunks, dm_i64 n_item
         chunk_set[c] = e;
         chunk_lo[c] = (int)(s - start);
         chunk_hi[c] = (int)(stop - start);
-        chunk_cost[c] = incl[stop - 1] - (s > 0 ? incl[s - 1] : 0);
+        cost_key[c] = -(int)min(incl[stop - 1] - (s > 0 ? incl[s - 1] : 0), (dm_i64)0x7fffffff);
     }
 }

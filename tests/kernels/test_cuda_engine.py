@@ -485,8 +485,9 @@ def test_triangle_shares_sum_to_networkx() -> None:
 
 
 def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> None:
-    """Every candidate of every deferred set lies in exactly one chunk; chunks come costliest first,
-    and the cost before a chunk's last candidate stays under the target (a candidate is never cut)."""
+    """Every candidate of every deferred set lies in exactly one chunk; the order runs them costliest
+    first, and the cost before a chunk's last candidate stays under the target (a candidate is never
+    cut)."""
     from deltamatch.kernels import cuda_engine
 
     cp = cuda_engine.cupy()
@@ -499,9 +500,11 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
     deferred = cuda_engine._Deferred(cp.asarray(arena), None, None, cp.asarray(offsets), cp.asarray(lengths),
                                      None, lengths.shape[0], 1)
     warps = 64
-    entry, lo, hi, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), warps)
-    entry, lo, hi = entry.get(), lo.get(), hi.get()
+    entry, lo, hi, order, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), warps)
+    order = order.get()
+    entry, lo, hi = entry.get()[order], lo.get()[order], hi.get()[order]
     assert n == entry.shape[0] and (lo < hi).all()
+    np.testing.assert_array_equal(np.sort(order), np.arange(n))
     item_cost = 1 + degree[arena].astype(np.int64)
     cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
                      for e, a, b in zip(entry, lo, hi, strict=True)])
