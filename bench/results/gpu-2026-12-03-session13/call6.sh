@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Session 13, call 6 (AUTO_CHUNK_SHARE = 64): the #13 table, RMAT-20 with 10% deletions, the GPU tests.
+bash .devbundle/install.sh >/dev/null 2>&1; export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0 DM_COMMIT=$(cat .commit); { date -u; echo "commit $(cat .commit)"; } > $OUT/device.txt
+timeout 110 python3 bench/gpu/bench_gpu.py --out $OUT/table --scales 20,22 --sizes 1000,10000 --batches 3 --patterns 4-cycle,diamond,4-clique --ablation "" --no-counters --batch-budget 10 --static-budget 3 --cpu-limit 30 --cpu-when-gpu-under 12 --no-relabel --no-static --time-budget 100 > $OUT/bench-table.log 2>&1
+timeout 90 python3 bench/gpu/bench_gpu.py --out $OUT/deletes --scales 20 --sizes 1000,10000 --batches 2 --delete-fraction 0.1 --patterns 4-cycle,diamond,4-clique --ablation "" --no-counters --batch-budget 5 --static-budget 3 --cpu-limit 20 --cpu-when-gpu-under 6 --no-relabel --no-static --time-budget 80 > $OUT/bench-deletes.log 2>&1
+s=$(date +%s); timeout 200 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short -rf tests/kernels/test_cuda_engine.py tests/workers/test_cuda_backend.py > $OUT/gpu-tests.log 2>&1; echo "pytest rc $? after $(($(date +%s) - s)) s" >> $OUT/gpu-tests.log
