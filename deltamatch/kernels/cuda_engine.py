@@ -313,7 +313,8 @@ class Balance:
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
-AUTO_CHUNK_SHARE = 64  # deferred chunks per resident warp when the chunk size is automatic (swept: docs/GPU.md)
+# Deferred chunks per resident warp when the chunk size is automatic (64: docs/GPU.md, session 13)
+AUTO_CHUNK_SHARE = 64
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 # The kernel's DM_ST_* slots.
 STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred", "published", "joins", "shared")
