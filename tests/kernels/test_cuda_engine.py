@@ -518,6 +518,30 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
         np.testing.assert_array_equal(covered, np.arange(length))
 
 
+def test_a_deadline_lies_its_budget_ahead_of_the_device_timer() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    cp = cuda_engine.cupy()
+    deadline = int(cuda_engine._deadline(2.0))
+    now = cp.zeros(1, dtype=cp.uint64)
+    cuda_engine.kernel("match.cu", "read_timer")((1,), (1,), (now,))
+    assert abs(deadline - int(now.get()[0]) - 2e9) < 5e7  # the read's latency, the offset's error
+    assert cuda_engine._deadline(None) == 0
+
+
+def test_a_run_past_its_budget_raises_and_one_within_it_counts() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    edges = rmat_edges(12, edge_factor=8, seed=3)
+    g = loaded_graph(edges)
+    plans = plans_of("4-cycle", False).static
+    tasks, batch = TaskList.static(g.internal_edges()), empty_batch(len(g.vertices))
+    want = int(cpu_engine.count_tasks(g.view(), plans, tasks, batch).sum())
+    assert int(cuda_engine.count_tasks(g.view(), plans, tasks, batch, budget_s=60.0).sum()) == want
+    with pytest.raises(cuda_engine.DeadlineExceeded):
+        cuda_engine.count_tasks(g.view(), plans, tasks, batch, budget_s=0.0)
+
+
 def test_upload_gives_views_equal_to_the_arrays_and_refuses_mixed_dtypes() -> None:
     from deltamatch.kernels import cuda_engine
 
