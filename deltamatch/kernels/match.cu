@@ -1219,10 +1219,10 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
     board, share_pairs, active, hub_row, kept_j, tt_keys, tt_t, tt_bits
 
-// Phase 0 runs tasks [first, n_tasks) (task i is perm[i] when perm is given, and so is chunk i of
-// phase 1); phase 1 runs the
-// chunks [first, n_tasks) of deferred tasks: chunk i walks candidates [chunk_lo[i], chunk_hi[i]) of
-// the level-2 set of deferred task chunk_of[i] (arena entry: defer_task, defer_off, defer_len).
+// Phase 0 runs tasks [first, n_tasks), phase 1 the chunks [first, n_tasks) of deferred tasks; the
+// i-th to run is task or chunk perm[i] when perm is given, else i.  Chunk j walks candidates
+// [chunk_lo[j], chunk_hi[j]) of the level-2 set of deferred task chunk_of[j] (arena entry:
+// defer_task, defer_off, defer_len).
 // Count mode: counts[t] (optional; added to atomically in phase 1) and *total get the matches.
 // Deferral (phase 0, counting, k >= 4, defer_cost > 0): a task whose level-2 set costs at least
 // defer_cost (deferral_cost) copies it to the arena and records itself instead of walking it; when
