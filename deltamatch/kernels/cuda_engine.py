@@ -536,12 +536,15 @@ def _deadline(budget_s: float | None) -> np.uint64:
 @functools.cache
 def _timer_offset_ns(device: int) -> int:
     """The device's global timer minus the host's monotonic clock, read once per device: a
-    deadline then costs no launch and no wait (the read is off by the launch latency, some
-    microseconds; budgets are seconds)."""
+    deadline then costs no launch and no wait.  The timer kernel is compiled and the device idle
+    before the host clock starts, so the read is off by one launch's latency (microseconds;
+    budgets are seconds), not by a compile or the launches queued ahead of it."""
     cp = cupy()
     now = cp.zeros(1, dtype=cp.uint64)
+    read_timer = kernel("match.cu", "read_timer")
+    cp.cuda.Device().synchronize()
     before = time.monotonic_ns()
-    kernel("match.cu", "read_timer")((1,), (1,), (now,))
+    read_timer((1,), (1,), (now,))
     device_ns = int(now.get()[0])
     return device_ns - (before + time.monotonic_ns()) // 2
 

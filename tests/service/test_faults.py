@@ -142,9 +142,9 @@ def test_full_disk_refuses_batches_changes_nothing_and_recovers(start, small_dis
     s.close()
 
 
+DENSE = 240  # vertices of one kill test batch, 14,000 pairs: its 5-cliques take a few tenths of a second
 # A service joining a Ray cluster (the session's) and one that starts its own: kill -9 of an embedded
 # Ray's process group takes the raylet along, and nothing but the actors' lifeline ends them at once.
-DENSE = 240  # vertices of one kill test batch, 14,000 pairs: its 5-cliques take a few tenths of a second
 RAY_MODES = {"joined": {}, "embedded": {"RAY_ADDRESS": "", "DELTAMATCH_RAY_NUM_CPUS": "2"}}
 
 
