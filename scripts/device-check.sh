@@ -20,11 +20,17 @@
 # E2E_TIMEOUT / BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT /
 # RF_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the
 # commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
-# carry [".devbundle", "data"].
+# carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
+# (a session's own measurements, kept beside their logs).
+# CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz; unpack that
+# into .cupy-cache and carry it, and the next machine skips its NVRTC compiles (a cold one spent a
+# whole 140 s call compiling, session 13).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0
+export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0 CUPY_CACHE_DIR=$PWD/.cupy-cache DM_COMMIT=${DM_COMMIT:-$(cat .commit 2>/dev/null)}
+mkdir -p "$CUPY_CACHE_DIR"
+trap 'tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .' EXIT
 if [ -x .devbundle/install.sh ] || [ -f .devbundle/install.sh ]; then
   bash .devbundle/install.sh && export PYTHONPATH=/tmp/site:$PWD
 else
@@ -90,6 +96,8 @@ for step in $STEPS; do
         ${RF1_ARGS:---patterns triangle 4-cycle diamond 4-clique --engines cpu-1 --time-limit 20}
       for pid in "${rf_pids[@]}"; do wait "$pid" || status=1; done
       tail -n 4 "$OUT"/rapidflow-*.log ;;
+    script)
+      bash "${DEVCHECK_SCRIPT:?the file to run}" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac
 done

@@ -287,10 +287,10 @@ class GpuGraph:
         self.pool_used = used
         self.relocations += moved
         self.live_capacity += grown
-        warps_per_block = 8
-        engine.kernel("graph.cu", "copy_rows")(
-            (engine.grid_blocks(n_rows, warps_per_block),), (warps_per_block * 32,),
-            (np.int32(n_rows), d_stage_ptr, d_new_deg, stage, d_new_off, self.pool))
+        if n_staged:
+            engine.kernel("graph.cu", "copy_rows")(
+                (engine.grid_blocks(n_staged, threads),), (threads,),
+                (np.int32(n_rows), d_stage_ptr, d_stage_ptr, stage, d_new_off, self.pool))
         engine.kernel("graph.cu", "set_rows")(
             (engine.grid_blocks(n_rows, threads),), (threads,),
             (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
@@ -325,9 +325,14 @@ class GpuGraph:
         deg = self.degree[:n]
         new_off, cap, live, used, size = row_layout.packed(deg, LAYOUT, cp)
         pool = cp.zeros(size, dtype=cp.int32)
-        engine.kernel("graph.cu", "copy_rows")(
-            (engine.grid_blocks(n, 8),), (256,),
-            (np.int32(n), self.offsets, deg, self.pool, new_off, pool))
+        row_ptr = cp.zeros(n + 1, dtype=cp.int64)
+        cp.cumsum(deg, out=row_ptr[1:])
+        entries = int(self.host_degree[:n].sum())
+        if entries:
+            threads = 256
+            engine.kernel("graph.cu", "copy_rows")(
+                (engine.grid_blocks(entries, threads),), (threads,),
+                (np.int32(n), row_ptr, self.offsets, self.pool, new_off, pool))
         self.pool = pool
         self.offsets[:n] = new_off
         self.capacity[:n] = cap
