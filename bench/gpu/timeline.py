@@ -11,7 +11,7 @@ synchronizations and Python).  Prints one table per step, summed over the batche
 first (which is printed apart: first use).  With `--host-profile N`, each pattern's count of the
 last batch then runs N more times without the profiler: its plain wall time (median), and the
 host functions that time goes to under cProfile (a `.get()` that waits for the device shows as
-its own time there).
+its own time there); so does the graph update, over 2N further batches of the same size.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -154,6 +154,13 @@ def main() -> int:
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
             host_profile(name, count, args.host_profile, 2 * args.top)
+        further = iter(range(2 * args.host_profile))
+
+        def next_update() -> None:
+            start = pos + next(further) * args.batch
+            g.apply(edges[:0], edges[start : start + args.batch])
+
+        host_profile("update", next_update, args.host_profile, 2 * args.top)
     return 0
 
 
