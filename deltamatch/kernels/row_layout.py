@@ -6,16 +6,21 @@ its block moves to a fresh block appended at the end of the used pool (`relocate
 when more than half of the used pool is dead (`needs_compaction`) every row is rewritten
 contiguously with fresh slack (`packed`).  The pool array itself grows by `grown_pool_size`.
 
-The functions take the array module (`numpy` or `cupy`) as `xp` and return arrays of
-that module plus plain ints, so `workers/graph.py` (host) and `GpuGraph` (device) run the
-same policy.  They differ only in their `RowLayout`: device blocks are rounded to 32 slots
-(128 bytes, one memory transaction), host blocks are not rounded.
+`workers/graph.py` (host) and `GpuGraph` (device) run the same policy.  They differ only in
+their `RowLayout`: device blocks are rounded to 32 slots (128 bytes, one memory transaction),
+host blocks are not rounded.  The functions over all rows take the array module (`numpy` or
+`cupy`) as `xp` and return arrays of that module plus plain ints; `relocate_rows`, over the rows
+a batch touches, is compiled for the host, where both copies plan a batch (in one numba call
+for the device's plan: `GpuGraph.apply`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from numba import njit
 
 COMPACTION_SLACK = 4096  # dead slots tolerated beyond the live capacity before compacting
 MIN_VERTEX_ROWS = 1024  # the vertex arrays' first allocation
@@ -49,35 +54,47 @@ def fresh_capacity(degree, xp: Any):
     return (degree + degree // 4 + 2).astype(xp.int32)
 
 
-def moved_capacity(new_degree, layout: RowLayout, xp: Any):
-    """int32 capacity of a row that outgrew its block: twice its new degree, at least
+@njit(cache=True)
+def moved_capacity(new_degree: int, block: int, min_capacity: int) -> int:
+    """Capacity of a row that outgrew its block: twice its new degree, at least
     `min_capacity`, rounded up to the block."""
-    want = xp.maximum(2 * new_degree.astype(xp.int64), layout.min_capacity)
-    return round_up(want, layout.block).astype(xp.int32)
+    return -(-max(2 * new_degree, min_capacity) // block) * block
 
 
-def relocate(offsets, capacity, new_degree, pool_used: int, layout: RowLayout, xp: Any):
+@njit(cache=True)
+def relocate_rows(offsets, capacity, new_degree, pool_used, block, min_capacity):
     """Where the touched rows go, given their current `offsets`, `capacity` and `new_degree`
-    (arrays over the touched rows): a row that still fits keeps its block; the others get
-    `moved_capacity` blocks appended at `pool_used`, in row order.
+    (arrays over the touched rows) and the layout's `block` and `min_capacity`: a row that
+    still fits keeps its block; the others get `moved_capacity` blocks appended at `pool_used`,
+    in row order.
 
     Returns (new_offsets int64, new_capacity int32, pool_used after, rows moved, change of
     the total capacity); the pool must be grown to `pool_used after` before use.
     """
-    moving = new_degree.astype(xp.int64) > capacity
-    need = xp.where(moving, moved_capacity(new_degree, layout, xp).astype(xp.int64), 0)
-    ends = xp.cumsum(need)
-    new_offsets = xp.where(moving, pool_used + ends - need, offsets.astype(xp.int64))
-    new_capacity = xp.where(moving, need, capacity).astype(xp.int32)
-    if need.shape[0] == 0:
-        return new_offsets, new_capacity, pool_used, 0, 0
-    # Totals as the last entries of int64 scans, like `ends`: CuPy compiles a full reduction
-    # (`sum`) once per block size, and a block size per size class of the touched rows, so a
-    # batch of a new size class would compile on the hot path; the scan kernel is the same.
-    moved_to = xp.cumsum(moving.astype(xp.int64))
-    grown_to = xp.cumsum(need - xp.where(moving, capacity, 0).astype(xp.int64))
-    taken, moved, grown = (int(x) for x in xp.stack([ends[-1], moved_to[-1], grown_to[-1]]).tolist())
-    return new_offsets, new_capacity, pool_used + taken, moved, grown
+    n = new_degree.shape[0]
+    new_offsets = np.empty(n, dtype=np.int64)
+    new_capacity = np.empty(n, dtype=np.int32)
+    used, moved, grown = pool_used, 0, 0
+    for r in range(n):
+        if new_degree[r] > capacity[r]:
+            need = moved_capacity(new_degree[r], block, min_capacity)
+            new_offsets[r] = used
+            new_capacity[r] = need
+            used += need
+            moved += 1
+            grown += need - capacity[r]
+        else:
+            new_offsets[r] = offsets[r]
+            new_capacity[r] = capacity[r]
+    return new_offsets, new_capacity, used, moved, grown
+
+
+def relocate(offsets: np.ndarray, capacity: np.ndarray, new_degree: np.ndarray, pool_used: int,
+             layout: RowLayout) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """`relocate_rows` under `layout`."""
+    new_offsets, new_capacity, used, moved, grown = relocate_rows(
+        offsets, capacity, new_degree, pool_used, layout.block, layout.min_capacity)
+    return new_offsets, new_capacity, int(used), int(moved), int(grown)
 
 
 def packed(degree, layout: RowLayout, xp: Any):

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import time
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
@@ -106,6 +108,54 @@ def cuda_available() -> bool:
         return cp.cuda.runtime.getDeviceCount() > 0
     except Exception:  # any failure to reach a device means "no"
         return False
+
+
+class UpdatePlan(NamedTuple):
+    """A batch's update of the device rows, planned on the host (`plan_update`): host arrays, or
+    device views of them (the first nine fields, uploaded in one copy)."""
+
+    rows: np.ndarray  # int32: the touched rows, ascending
+    upd_ptr: np.ndarray  # int64: row r's updates are upd_nbr[upd_ptr[r] : upd_ptr[r + 1]]
+    upd_nbr: np.ndarray  # int32: their neighbours, ascending per row
+    ins_prefix: np.ndarray  # int32: insertions before each update, row-major
+    item_ptr: np.ndarray  # int64: merge_rows' items (old entries and updates) per row, as a scan
+    stage_ptr: np.ndarray  # int64: each row's place in the staging area (its new degrees, as a scan)
+    new_degree: np.ndarray  # int32
+    new_offsets: np.ndarray  # int64
+    new_capacity: np.ndarray  # int32
+    pool_used: int  # after the batch: the pool must be grown to it first
+    moved: int  # rows that outgrew their block
+    grown: int  # change of the live capacity
+
+
+def plan_update(deleted: np.ndarray, inserted: np.ndarray, degree: np.ndarray, offsets: np.ndarray,
+                capacity: np.ndarray, pool_used: int) -> UpdatePlan:
+    """The device update's plan for internal-id pairs normalized against a graph of this host
+    row metadata: its updates grouped by row (`graph.grouped_updates`, as the host graph does)
+    and where each touched row goes (`row_layout.relocate_rows`), in one numba call.  As numpy
+    calls, `grouped_updates`, the scans and `relocate` took about 0.45 ms of a 1,000-edge RMAT-20
+    batch's 1.2 ms update under cProfile (session 14, call 5)."""
+    planned = _plan_update(deleted, inserted, degree, offsets, capacity, pool_used, LAYOUT.block,
+                           LAYOUT.min_capacity)
+    return UpdatePlan(*planned[:9], *(int(x) for x in planned[9:]))
+
+
+@njit(cache=True)
+def _plan_update(deleted, inserted, degree, offsets, capacity, pool_used, block, min_capacity):
+    rows, upd_ptr, upd_nbr, upd_inserted, new_degree, _ = grouped_updates(deleted, inserted, degree)
+    n_rows, n_upd = rows.shape[0], upd_nbr.shape[0]
+    ins_prefix = np.zeros(n_upd + 1, dtype=np.int32)
+    for t in range(n_upd):
+        ins_prefix[t + 1] = ins_prefix[t] + upd_inserted[t]
+    item_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    stage_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for r in range(n_rows):
+        item_ptr[r + 1] = item_ptr[r] + degree[rows[r]] + upd_ptr[r + 1] - upd_ptr[r]
+        stage_ptr[r + 1] = stage_ptr[r] + new_degree[r]
+    new_offsets, new_capacity, used, moved, grown = row_layout.relocate_rows(
+        offsets[rows], capacity[rows], new_degree, pool_used, block, min_capacity)
+    return (rows.astype(np.int32), upd_ptr, upd_nbr, ins_prefix, item_ptr, stage_ptr,
+            new_degree.astype(np.int32), new_offsets, new_capacity, used, moved, grown)
 
 
 class GpuGraph:
@@ -237,13 +287,12 @@ class GpuGraph:
     def apply(self, deleted: np.ndarray, inserted: np.ndarray) -> None:
         """G = (G - D) ∪ I for internal-id pairs normalized against this graph.
 
-        The batch is planned on the host, from the host copy of the row metadata: its updates
-        grouped by row (`graph.grouped_updates`, as the host graph does) and where each touched
-        row goes (`row_layout.relocate`).  The plan goes to the device in two copies; three
-        kernels merge the rows into a staging area, move them into place and record their new
-        metadata.  Planned on the device, a 1,000-edge RMAT-20 batch took 100 launches and 5.4 ms
-        of wall time for 0.5 ms of device work; planned here, 5 launches and 2.8 ms (timeline.py
-        under the profiler, device calls 4 and 6)."""
+        The batch is planned on the host, from the host copy of the row metadata (`plan_update`).
+        The plan goes to the device in one copy; three kernels merge the rows into a staging
+        area, move them into place and record their new metadata.  Planned on the device, a
+        1,000-edge RMAT-20 batch took 100 launches and 5.4 ms of wall time for 0.5 ms of device
+        work; planned here, 5 launches and 2.8 ms (timeline.py under the profiler, device calls
+        4 and 6)."""
         cp = self._cp
         deleted = np.asarray(deleted, dtype=np.int64).reshape(-1, 2)
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
@@ -260,49 +309,40 @@ class GpuGraph:
         start = time.perf_counter()
         destroyed = self.triangles.deletions(self, deleted) if self.triangles is not None else 0
         self.triangle_seconds = time.perf_counter() - start
-        order, rows, upd_ptr, upd_nbr, new_deg, _ = grouped_updates(deleted, inserted, self.host_degree)
-        n_rows, n_upd = rows.shape[0], order.shape[0]
-        ins_prefix = np.zeros(n_upd + 1, dtype=np.int32)  # insertions before each update, row-major
-        np.cumsum(order >= 2 * deleted.shape[0], out=ins_prefix[1:])
-        item_ptr = np.zeros(n_rows + 1, dtype=np.int64)  # a merge_rows thread per old entry and update
-        np.cumsum(self.host_degree[rows] + np.diff(upd_ptr), out=item_ptr[1:])
-        stage_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-        np.cumsum(new_deg, out=stage_ptr[1:])
-        new_off, new_cap, used, moved, grown = row_layout.relocate(
-            self.host_offsets[rows], self.host_capacity[rows], new_deg, self.pool_used, LAYOUT, np)
-        d_upd_ptr, d_item_ptr, d_stage_ptr, d_new_off = engine.upload(upd_ptr, item_ptr, stage_ptr, new_off)
-        d_rows, d_nbr, d_ins_prefix, d_new_deg, d_new_cap = engine.upload(
-            rows.astype(np.int32), upd_nbr, ins_prefix, new_deg.astype(np.int32), new_cap)
-        n_items, n_staged = int(item_ptr[-1]), int(stage_ptr[-1])
+        plan = plan_update(deleted, inserted, self.host_degree, self.host_offsets, self.host_capacity,
+                           self.pool_used)
+        d = plan._replace(**dict(zip(UpdatePlan._fields[:9], engine.upload(*plan[:9]), strict=True)))
+        n_rows = np.int32(plan.rows.shape[0])
+        n_items, n_staged = int(plan.item_ptr[-1]), int(plan.stage_ptr[-1])
         self.last_update_bytes = 4 * (n_items + 3 * n_staged)
         stage = cp.empty(max(n_staged, 1), dtype=cp.int32)
         threads = 256
         if n_items:
             engine.kernel("graph.cu", "merge_rows")(
                 (engine.grid_blocks(n_items, threads),), (threads,),
-                (self.offsets, self.degree, self.pool, d_rows, np.int32(n_rows), d_item_ptr, d_upd_ptr,
-                 d_nbr, d_ins_prefix, d_stage_ptr, stage))
-        if used > self.pool.shape[0]:
-            self._grow_pool(used)
-        self.pool_used = used
-        self.relocations += moved
-        self.live_capacity += grown
+                (self.offsets, self.degree, self.pool, d.rows, n_rows, d.item_ptr, d.upd_ptr, d.upd_nbr,
+                 d.ins_prefix, d.stage_ptr, stage))
+        if plan.pool_used > self.pool.shape[0]:
+            self._grow_pool(plan.pool_used)
+        self.pool_used = plan.pool_used
+        self.relocations += plan.moved
+        self.live_capacity += plan.grown
         if n_staged:
             engine.kernel("graph.cu", "copy_rows")(
                 (engine.grid_blocks(n_staged, threads),), (threads,),
-                (np.int32(n_rows), d_stage_ptr, d_stage_ptr, stage, d_new_off, self.pool))
+                (n_rows, d.stage_ptr, d.stage_ptr, stage, d.new_offsets, self.pool))
         engine.kernel("graph.cu", "set_rows")(
-            (engine.grid_blocks(n_rows, threads),), (threads,),
-            (np.int32(n_rows), d_rows, d_new_off, d_new_deg, d_new_cap, self.offsets, self.degree,
+            (engine.grid_blocks(int(n_rows), threads),), (threads,),
+            (n_rows, d.rows, d.new_offsets, d.new_degree, d.new_capacity, self.offsets, self.degree,
              self.capacity))
         if self._hub_view is not None and self._hub_view.hub_row is not None:  # (None: no row had one)
             engine.kernel("graph.cu", "hub_bits_apply")(
-                (engine.grid_blocks(n_rows, threads),), (threads,),
-                (np.int32(n_rows), d_rows, d_upd_ptr, d_nbr, d_ins_prefix, self._hub_view.hub_row))
-        self.host_offsets[rows] = new_off
-        self.host_degree[rows] = new_deg
-        self.host_capacity[rows] = new_cap
-        self.degree_bound = max(self.degree_bound, int(new_deg.max(initial=0)))
+                (engine.grid_blocks(int(n_rows), threads),), (threads,),
+                (n_rows, d.rows, d.upd_ptr, d.upd_nbr, d.ins_prefix, self._hub_view.hub_row))
+        self.host_offsets[plan.rows] = plan.new_offsets
+        self.host_degree[plan.rows] = plan.new_degree
+        self.host_capacity[plan.rows] = plan.new_capacity
+        self.degree_bound = max(self.degree_bound, int(plan.new_degree.max(initial=0)))
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
         if self.triangles is not None:
             start = time.perf_counter()

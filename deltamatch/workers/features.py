@@ -147,9 +147,9 @@ def _changes(batch: NormalizedBatch, degree: np.ndarray) -> _Changes:
     the changed pairs by vertex with the grouping that graph's update uses (`updates_by_row`)."""
     pairs = batch.changed.astype(np.int32)
     n_del = batch.deleted.shape[0]
-    order, rows, upd_ptr, upd_nbr, new_degree, _ = updates_by_row(batch, degree)
+    rows, upd_ptr, upd_nbr, upd_inserted, new_degree, _ = updates_by_row(batch, degree)
     keys = pair_keys(np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1]))
-    return _Changes(pairs, rows.astype(np.int32), upd_ptr, upd_nbr, order < 2 * n_del,
+    return _Changes(pairs, rows.astype(np.int32), upd_ptr, upd_nbr, ~upd_inserted,
                     new_degree - degree[rows], np.sort(keys), batch.inserted.shape[0], n_del)
 
 

@@ -362,24 +362,31 @@ def _delete_forward(pool, start, d, upd_nbr, j, end):
             w += 1
 
 
-def _directed_keys(deleted: np.ndarray, inserted: np.ndarray) -> np.ndarray:
-    """src << 32 | dst of both directions of every pair, deletions first: pair j's at 2j, 2j + 1."""
-    pairs = np.concatenate([deleted, inserted]).astype(np.int64)
-    keys = np.empty(2 * pairs.shape[0], dtype=np.int64)
-    keys[0::2] = (pairs[:, 0] << 32) | pairs[:, 1]
-    keys[1::2] = (pairs[:, 1] << 32) | pairs[:, 0]
-    return keys
+@njit(cache=True)
+def _put_directed_keys(pairs, flag, keys, at):
+    for j in range(pairs.shape[0]):
+        a, b = np.int64(pairs[j, 0]), np.int64(pairs[j, 1])
+        keys[at + 2 * j] = (a << 32) | (b << 1) | flag
+        keys[at + 2 * j + 1] = (b << 32) | (a << 1) | flag
 
 
+@njit(cache=True)
 def grouped_updates(deleted: np.ndarray, inserted: np.ndarray, degree: np.ndarray) -> tuple:
-    """A batch's directed updates grouped by row, for a graph of these degrees: (order, rows,
-    upd_ptr, upd_nbr, new_degree, width) of `_updates_by_row`, with `order` the stable sorting
-    order of `_directed_keys` (update t of the grouping is key order[t]: an insertion when
-    order[t] >= 2 * deleted pairs).  The host graph and the device graph's host-side plan both
-    apply batches from it."""
-    keys = _directed_keys(deleted, inserted)
-    order = np.argsort(keys, kind="stable")
-    return (order, *_updates_by_row(keys, order, deleted.shape[0], degree))
+    """A batch's directed updates grouped by row, for a graph of these degrees: (rows int64,
+    upd_ptr int64, upd_nbr int32, upd_inserted bool, new_degree int64, width), rows ascending,
+    row r's updates at [upd_ptr[r], upd_ptr[r + 1]) by neighbour (ascending; of one neighbour,
+    a deletion first), its degree after them, and the largest degree a touched row has before
+    or after (at least 1).  The host graph and the device graph's host-side plan both apply
+    batches from it.
+
+    Each update is one sorted key, src << 32 | dst << 1 | inserted (ids below 2^31): a sort
+    of the keys, not a stable argsort (3.4x slower at 2,000 keys, numba's mergesort here)."""
+    n_del = deleted.shape[0]
+    keys = np.empty(2 * (n_del + inserted.shape[0]), dtype=np.int64)
+    _put_directed_keys(deleted, 0, keys, 0)
+    _put_directed_keys(inserted, 1, keys, 2 * n_del)
+    keys.sort()
+    return _updates_by_row(keys, degree)
 
 
 def updates_by_row(batch: NormalizedBatch, degree: np.ndarray) -> tuple:
@@ -391,34 +398,31 @@ def updates_by_row(batch: NormalizedBatch, degree: np.ndarray) -> tuple:
 
 
 @njit(cache=True)
-def _updates_by_row(keys, order, deleted_pairs, degree):
-    """A batch's directed updates grouped by row, from `_directed_keys` (the first
-    2 * deleted_pairs are deletions) and their stable sorting order: (rows int64, upd_ptr int64,
-    upd_nbr int32, new_degree int64, width), rows ascending, row r's neighbour updates
-    (ascending) at upd_nbr[upd_ptr[r]:upd_ptr[r + 1]], its degree after them, and the largest
-    degree a touched row has before or after (at least 1)."""
+def _updates_by_row(keys, degree):
+    """`grouped_updates` from its sorted keys."""
     m = keys.shape[0]
     upd_nbr = np.empty(m, dtype=np.int32)
+    upd_inserted = np.empty(m, dtype=np.bool_)
     rows = np.empty(m, dtype=np.int64)
     upd_ptr = np.empty(m + 1, dtype=np.int64)
     new_degree = np.empty(m, dtype=np.int64)
     n = 0
     width = 1
     for t in range(m):
-        e = order[t]
-        src = keys[e] >> 32
+        src = keys[t] >> 32
         if t == 0 or src != rows[n - 1]:
             rows[n] = src
             upd_ptr[n] = t
             new_degree[n] = degree[src]
             width = max(width, degree[src])
             n += 1
-        upd_nbr[t] = keys[e] & 0xFFFFFFFF
-        new_degree[n - 1] += 1 if e >= 2 * deleted_pairs else -1
+        upd_nbr[t] = (keys[t] & 0xFFFFFFFF) >> 1
+        upd_inserted[t] = keys[t] & 1
+        new_degree[n - 1] += 1 if upd_inserted[t] else -1
     upd_ptr[n] = m
     for r in range(n):
         width = max(width, new_degree[r])
-    return rows[:n], upd_ptr[: n + 1], upd_nbr, new_degree[:n], width
+    return rows[:n], upd_ptr[: n + 1], upd_nbr, upd_inserted, new_degree[:n], width
 
 
 @njit(parallel=True, cache=True)
@@ -511,9 +515,9 @@ class DynamicGraph:
         admit_vertices(self, batch)
         if batch.deleted.shape[0] + batch.inserted.shape[0] == 0:
             return
-        _, rows, upd_ptr, upd_nbr, new_degree, width = updates_by_row(batch, self.degree)
+        rows, upd_ptr, upd_nbr, _, new_degree, width = updates_by_row(batch, self.degree)
         new_offsets, new_capacity, used, moved, grown = row_layout.relocate(
-            self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST, np)
+            self.offsets[rows], self.capacity[rows], new_degree, self.pool_used, row_layout.HOST)
         if moved:
             self._reserve(used)
             self.capacity[rows] = new_capacity

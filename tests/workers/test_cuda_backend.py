@@ -18,6 +18,7 @@ from deltamatch.workers.cuda_backend import (
     balance_from_env,
     cuda_available,
     hub_bits_from_env,
+    plan_update,
     static_methods_from_env,
 )
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features, pair_features
@@ -86,6 +87,34 @@ def test_hub_bits_switch() -> None:
     assert hub_bits_from_env({}) and not hub_bits_from_env({"DELTAMATCH_GPU_HUB_BITS": "0"})
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_HUB_BITS"):
         hub_bits_from_env({"DELTAMATCH_GPU_HUB_BITS": "on"})
+
+
+def test_the_update_plan_groups_counts_and_places_every_touched_row() -> None:
+    rng = np.random.default_rng(7)
+    n = 200
+    degree = rng.integers(0, 40, size=n).astype(np.int32)
+    offsets, capacity, _, used, _ = row_layout.packed(degree, row_layout.DEVICE, np)
+    pairs = np.unique(np.sort(rng.integers(0, n, size=(300, 2)), axis=1), axis=0)
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    deleted, inserted = pairs[:60], pairs[60:]
+    plan = plan_update(deleted, inserted, degree, offsets, capacity, used)
+    directed = np.concatenate([pairs, pairs[:, ::-1]])
+    is_insert = np.concatenate([np.arange(pairs.shape[0]) >= 60] * 2)
+    assert plan.rows.tolist() == np.unique(directed[:, 0]).tolist()
+    for r, v in enumerate(plan.rows.tolist()):
+        mine = directed[:, 0] == v
+        nbrs = plan.upd_nbr[plan.upd_ptr[r] : plan.upd_ptr[r + 1]]
+        assert nbrs.tolist() == sorted(directed[mine, 1].tolist())
+        ins = int(is_insert[mine].sum())
+        assert plan.new_degree[r] == degree[v] + ins - (int(mine.sum()) - ins)
+        assert plan.ins_prefix[plan.upd_ptr[r + 1]] - plan.ins_prefix[plan.upd_ptr[r]] == ins
+    np.testing.assert_array_equal(np.diff(plan.stage_ptr), plan.new_degree)
+    np.testing.assert_array_equal(np.diff(plan.item_ptr), degree[plan.rows] + np.diff(plan.upd_ptr))
+    want = row_layout.relocate(offsets[plan.rows], capacity[plan.rows], plan.new_degree, used,
+                               row_layout.DEVICE)
+    np.testing.assert_array_equal(plan.new_offsets, want[0])
+    np.testing.assert_array_equal(plan.new_capacity, want[1])
+    assert (plan.pool_used, plan.moved, plan.grown) == want[2:] and plan.moved > 0
 
 
 # The device-only graph, its features and routing (GPU only: these skip without CuPy and a device).
