@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint gpu-test device-check bench-quick clean
+.PHONY: install run test lint gpu-test device-check bench-quick clean clean-numba
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,5 +31,9 @@ device-check:
 bench-quick: $(STAMP)
 	$(BIN)/deltamatch bench --quick
 
-clean:
+clean: clean-numba
 	rm -rf $(VENV) build *.egg-info
+
+# numba's cache misses a callee's change in another module (docs/CONTRIBUTING.md).
+clean-numba:
+	find deltamatch bench -name '*.nbi' -delete -o -name '*.nbc' -delete

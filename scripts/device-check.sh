@@ -30,6 +30,13 @@ OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0 CUPY_CACHE_DIR=$PWD/.cupy-cache DM_COMMIT=${DM_COMMIT:-$(cat .commit 2>/dev/null)}
 mkdir -p "$CUPY_CACHE_DIR"
+# numba's cache keeps a callee's old code when only another module changed (docs/CONTRIBUTING.md),
+# and a warm machine keeps __pycache__ between calls: dropped whenever the commit is another.
+numba_marker=deltamatch/__pycache__/devcheck-commit
+if [ -z "$DM_COMMIT" ] || [ "$(cat "$numba_marker" 2>/dev/null)" != "$DM_COMMIT" ]; then
+  find deltamatch bench \( -name '*.nbi' -o -name '*.nbc' \) -delete
+fi
+mkdir -p deltamatch/__pycache__ && echo "$DM_COMMIT" > "$numba_marker"
 trap 'tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .' EXIT
 if [ -x .devbundle/install.sh ] || [ -f .devbundle/install.sh ]; then
   bash .devbundle/install.sh && export PYTHONPATH=/tmp/site:$PWD

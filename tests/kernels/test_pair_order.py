@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from deltamatch.kernels.pair_order import by_source, pair_keys, sorted_unique
+from deltamatch.kernels.pair_order import by_source, pair_keys, sort_keys, sorted_unique
 from deltamatch.kernels.plan_table import BatchView
 
 
@@ -53,3 +54,14 @@ def test_batch_view_of_pairs_is_by_source_of_both_directions() -> None:
         np.testing.assert_array_equal(view.rank, np.concatenate([ranks, ranks])[order])
         slot[view.partner] = -1
         assert (slot == -1).all()
+
+
+@pytest.mark.parametrize("top_bit", [0, 1, 11, 22, 53, 62])
+@pytest.mark.parametrize("n", [0, 1, 2, 1000])
+def test_sort_keys_equals_np_sort_over_every_digit_count(top_bit: int, n: int) -> None:
+    rng = np.random.default_rng(top_bit * 1000 + n)
+    keys = rng.integers(0, 2**top_bit + 1, size=n, dtype=np.int64)
+    keys[: n // 3] = keys[n // 3 : 2 * (n // 3)]  # repeats
+    got = keys.copy()
+    sort_keys(got)
+    np.testing.assert_array_equal(got, np.sort(keys))
