@@ -34,7 +34,7 @@ mkdir -p "$CUPY_CACHE_DIR"
 # and a warm machine keeps __pycache__ between calls: dropped whenever the commit is another.
 numba_marker=deltamatch/__pycache__/devcheck-commit
 if [ -z "$DM_COMMIT" ] || [ "$(cat "$numba_marker" 2>/dev/null)" != "$DM_COMMIT" ]; then
-  find deltamatch bench \( -name '*.nbi' -o -name '*.nbc' \) -delete
+  make -s clean-numba
 fi
 mkdir -p deltamatch/__pycache__ && echo "$DM_COMMIT" > "$numba_marker"
 trap 'tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .' EXIT

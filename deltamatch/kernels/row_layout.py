@@ -43,6 +43,7 @@ HOST = RowLayout(block=1, min_capacity=4, min_pool=1024)
 DEVICE = RowLayout(block=32, min_capacity=32, min_pool=1 << 16)
 
 
+@njit(cache=True)
 def round_up(x, block: int):
     """x rounded up to a multiple of `block` (an int or an integer array)."""
     return -(-x // block) * block
@@ -58,7 +59,7 @@ def fresh_capacity(degree, xp: Any):
 def moved_capacity(new_degree: int, block: int, min_capacity: int) -> int:
     """Capacity of a row that outgrew its block: twice its new degree, at least
     `min_capacity`, rounded up to the block."""
-    return -(-max(2 * new_degree, min_capacity) // block) * block
+    return round_up(max(2 * new_degree, min_capacity), block)
 
 
 @njit(cache=True)
@@ -103,7 +104,7 @@ def packed(degree, layout: RowLayout, xp: Any):
     capacity = fresh_capacity(degree, xp)
     ends = xp.cumsum(capacity, dtype=xp.int64)
     live = int(ends[-1]) if ends.shape[0] else 0
-    used = round_up(live, layout.block)
+    used = int(round_up(live, layout.block))
     return ends - capacity, capacity, live, used, max(used + used // 4, layout.min_pool)
 
 
