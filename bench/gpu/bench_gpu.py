@@ -246,6 +246,8 @@ BALANCES = {
     "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
     "noswap": engine.Balance(seed_swap=False),  # all but the reversed seeds (PlanTable.seed_swap)
     "nohubfirst": engine.Balance(hub_first=False),  # all but a matched hub's bitmap first (DM_HUB_FIRST)
+    "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
+    "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
 }
 
 
@@ -571,7 +573,8 @@ def main() -> int:
         help="also time every batch with these settings: none, heavy, split, unroll, fill (all with "
         "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
         "but the pair loop's window), noswap (all but the reversed seeds), nohubfirst (all but a matched "
-        "hub's bitmap first; 'all' always runs)",
+        "hub's bitmap first), nopairhash (all but the batch's pair table), nolistchecks (all but a pair "
+        "list's checks made once; 'all' always runs)",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from deltamatch.kernels.pair_table import changed_pair_table
 from deltamatch.kernels.plan_table import (
     LAST_PAIRS,
     BatchView,
@@ -129,12 +130,15 @@ class DeviceGraph(NamedTuple):
 
 
 class DeviceBatch(NamedTuple):
-    """BatchView with CuPy arrays."""
+    """BatchView with CuPy arrays, and its changed pairs as a pair table (`pair_table.py`)."""
 
     slot: Any
     ptr: Any
     partner: Any
     rank: Any
+    pair_keys: Any  # uint64[2^pair_bits]
+    pair_rank: Any  # int32[2^pair_bits]
+    pair_bits: int
 
 
 class DeviceTasks(NamedTuple):
@@ -227,11 +231,12 @@ def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
 def device_batch(batch: BatchView | DeviceBatch) -> DeviceBatch:
     if isinstance(batch, DeviceBatch):
         return batch
-    cp = cupy()
     partner = batch.partner if batch.partner.shape[0] else np.zeros(1, np.int32)
     rank = batch.rank if batch.rank.shape[0] else np.zeros(1, np.int32)
-    return DeviceBatch(cp.asarray(batch.slot, dtype=cp.int32), cp.asarray(batch.ptr, dtype=cp.int64),
-                       cp.asarray(partner, dtype=cp.int32), cp.asarray(rank, dtype=cp.int32))
+    keys, ranks, bits = changed_pair_table(*batch.pairs())
+    slot, ptr, partner, rank = (a.astype(t, copy=False) for a, t in zip(
+        (batch.slot, batch.ptr, partner, rank), (np.int32, np.int64, np.int32, np.int32), strict=True))
+    return DeviceBatch(*upload(slot, ptr, partner, rank, keys, ranks), bits)
 
 
 def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
@@ -295,6 +300,12 @@ class Balance:
     seed_swap: a counting task of a plan whose seed may be reversed runs with its lower-degree
     endpoint where level 2 iterates its row (`PlanTable.seed_swap`, `swapped_seeds`): a hub's
     row no longer becomes a level-2 set of the hub's size.
+    pair_hash: whether a pair is changed in the batch, and its rank, is one probe of the batch's
+    pair table instead of a binary search of one endpoint's partners (match.cu's DM_PAIR_HASH: a
+    build of its own).
+    list_checks (with unroll): a pair list's last-level checks are made once for the list's prefix,
+    each pair choosing only between two anchors, instead of all of level_checks per pair
+    (match.cu's DM_LIST_CHECKS: a build of its own; the statistics build runs without).
     """
 
     heavy_first: bool = True
@@ -308,10 +319,13 @@ class Balance:
     pair_window: bool = True
     seed_swap: bool = True
     hub_first: bool = True
+    pair_hash: bool = True
+    list_checks: bool = True
 
     def defines(self) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default)."""
-        off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first))
+        off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
+               ("DM_PAIR_HASH=0", self.pair_hash), ("DM_LIST_CHECKS=0", self.list_checks))
         return tuple(define for define, on in off if not on)
 
 
@@ -661,7 +675,7 @@ class _MatchRun:
                 np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
                 self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
                 np.int32(phase), np.int64(first), np.int64(last),
-                b.slot, b.ptr, b.partner, b.rank,
+                b.slot, b.ptr, b.partner, b.rank, b.pair_keys, b.pair_rank, np.int32(b.pair_bits),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
                 _ptr(self.counts), self.total,

@@ -16,7 +16,7 @@
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
 // list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
 // across up to 32 tasks instead (match_flat).  Where the graph keeps its edges' triangles
-// (triangle_table.cuh) and the last level is the common neighbourhood of a pattern edge
+// (pair_table.cuh) and the last level is the common neighbourhood of a pattern edge
 // (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
 // in the same order as the CPU engine and writes each task's rows at its exact output offset.
 //
@@ -33,7 +33,7 @@
 // owner waits for its joiners before its scratch changes.  Joiners read the owner's sets through L2
 // (__ldcg): L1 is not coherent across SMs.
 #include "dm_common.cuh"
-#include "triangle_table.cuh"
+#include "pair_table.cuh"
 
 #define DM_WARPS_PER_BLOCK 8
 // Resident blocks per SM the kernels are compiled for (register caps 80, and 64 for the flat loop):
@@ -88,6 +88,10 @@ struct Ctx {
     const dm_i64* __restrict__ b_ptr;
     const int* __restrict__ b_partner;
     const int* __restrict__ b_rank;
+    // The same changed pairs as a pair table (pair_table.cuh): key -> rank.
+    const dm_u64* __restrict__ b_keys;
+    const int* __restrict__ b_key_rank;
+    int b_bits;
     const dm_i64* __restrict__ iso;
     int n_iso;
     int k;
@@ -150,6 +154,21 @@ __device__ __forceinline__ bool expired(const Ctx& c, int lane) {
     return __shfl_sync(DM_FULL_MASK, late, 0) != 0;
 }
 
+// A candidate's checks at one level: bit j of each mask for the match's position j.
+struct Checks {
+    int rows;      // must be adjacent to m[j]
+    int minus;     // induced: must not be adjacent to m[j]
+    int distinct;  // must differ from m[j] (an adjacent m[j] differs anyway: no self-loops)
+    int ranked;    // the pair with m[j] must not be a changed pair of rank < r
+};
+
+// The last level's checks over a pair list (list_checks).
+struct ListChecks {
+    Checks ch;
+    int w_rows;
+    int deg;
+};
+
 // The state of a warp's task, written by lane 0 between __syncwarp()s, read by every lane.
 struct WarpState {
     int m[DM_MAX_K];
@@ -163,9 +182,10 @@ struct WarpState {
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
     dm_i64 task;
     dm_u64 lists;  // pair lists this warp has published (their ids on the board)
-    // The pair loop's window start (step_owner); here rather than in a register, which match_tasks
-    // would spill.
+    // The pair loop's window start (step_owner) and its list's checks; here rather than in
+    // registers, which match_tasks and match_shared would spill.
     int cursor;
+    ListChecks list;
 };
 
 // Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
@@ -216,13 +236,6 @@ __device__ __forceinline__ const int* load(const int* const* p) {
 }
 
 // What a level's candidates are checked for, over positions of the match (bit j = position j).
-struct Checks {
-    int rows;      // must be adjacent to m[j]
-    int minus;     // induced: must not be adjacent to m[j]
-    int distinct;  // must differ from m[j] (an adjacent m[j] differs anyway: no self-loops)
-    int ranked;    // the pair with m[j] must not be a changed pair of rank < r
-};
-
 __device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n, int x, Stats& st) {
     int lo = 0, hi = n;
     while (lo < hi) {
@@ -259,8 +272,17 @@ __device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int
     return row_contains(c.pool + ox, dx, w, st);
 }
 
-// Batch rank of the pair {a, b}, -1 when it is not a changed pair.
+// Batch rank of the pair {a, b}, -1 when it is not a changed pair: one probe of the batch's pair
+// table, or (DM_PAIR_HASH 0) a binary search of a's partners, about six dependent reads for a hub's
+// at batches of 10^4.
+#ifndef DM_PAIR_HASH
+#define DM_PAIR_HASH 1
+#endif
 __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
+#if DM_PAIR_HASH
+    const dm_i64 at = dm_pair_find(c.b_keys, c.b_bits, dm_pair_key(a, b));
+    return at >= 0 ? c.b_key_rank[at] : -1;
+#else
     const int s = c.b_slot[a];
     if (s < 0) {
         return -1;
@@ -269,6 +291,7 @@ __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
     const int n = (int)(c.b_ptr[s + 1] - lo);
     const int i = dm_lower_bound(c.b_partner + lo, n, b);
     return (i < n && c.b_partner[lo + i] == b) ? c.b_rank[lo + i] : -1;
+#endif
 }
 
 // A lane's view of the match: the warp's shared prefix, except for up to two positions p0, p1 (-1:
@@ -397,13 +420,12 @@ struct Source {
     Checks ch;
 };
 
-// Level l's checks for the lane's match, following the plan analysis: against positions base .. dep
-// when level l extends the base level's set, else against 0 .. dep with the row of `anchor` (the
-// smallest among l's neighbours, set here) as the source and so left out.
-__device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, int& anchor) {
+// Level l's checks before its anchor is chosen (`rows` holds every pattern neighbour it is checked
+// against), and its pattern neighbours among positions 0 .. dep in `conn`.
+__device__ __forceinline__ Checks plan_checks(const Ctx& c, int p, int l, int& conn) {
     const int at = p * DM_MAX_K + l;
     const int upto = (1 << (c.dep[at] + 1)) - 1;
-    const int conn = c.conn[at] & upto;
+    conn = c.conn[at] & upto;
     const int b = c.base[at];
     const int since = upto & ~((1 << (b >= 0 ? b : 0)) - 1);
     Checks ch;
@@ -411,8 +433,17 @@ __device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch
     ch.minus = c.induced ? (~conn & since) : 0;
     ch.distinct = ~conn & since;
     ch.ranked = c.induced ? since : (conn & since);
+    return ch;
+}
+
+// Level l's checks for the lane's match, following the plan analysis: against positions base .. dep
+// when level l extends the base level's set, else against 0 .. dep with the row of `anchor` (the
+// smallest among l's neighbours, set here) as the source and so left out.
+__device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, int& anchor) {
+    int conn;
+    Checks ch = plan_checks(c, p, l, conn);
     anchor = -1;
-    if (b < 0) {
+    if (c.base[p * DM_MAX_K + l] < 0) {
         int best = 0x7fffffff;
         for (int bits = conn; bits != 0; bits &= bits - 1) {
             const int j = __ffs(bits) - 1;
@@ -664,6 +695,48 @@ __device__ __forceinline__ int step_owner(const PairList& pl, int cursor, dm_i64
 #endif
 }
 
+// The last level's checks over a pair list, whose prefix (positions 0 .. k-3) every pair shares: a
+// pair's own differ from `ch` only in the anchor its rows leave out, the prefix's (`ch.rows`, a row
+// of `deg` entries) unless the pair's candidate w, at k-2, is a pattern neighbour with a shorter row
+// (`w_rows`; `deg` is -1 when w never anchors).  Ties go to the lower position, as in level_checks.
+// DM_LIST_CHECKS 0 runs level_checks per pair instead; so does the statistics build, which spills
+// with them.
+#ifndef DM_LIST_CHECKS
+#define DM_LIST_CHECKS !DM_STATS
+#endif
+__device__ ListChecks list_checks(const Ctx& c, const WarpState& s, int p) {
+    const int l = c.k - 2;
+    int conn;
+    ListChecks out;
+    out.ch = plan_checks(c, p, l + 1, conn);
+    out.w_rows = out.ch.rows;
+    out.deg = -1;
+    if (c.base[p * DM_MAX_K + l + 1] < 0) {  // else the last level filters its base level's set
+        int anchor = l;  // w, when it is the only neighbour among the positions checked
+        int best = 0x7fffffff;
+        for (int bits = conn & ((1 << l) - 1); bits != 0; bits &= bits - 1) {
+            const int j = __ffs(bits) - 1;
+            if (s.mdeg[j] < best) {
+                best = s.mdeg[j];
+                anchor = j;
+            }
+        }
+        out.w_rows &= ~(1 << l);
+        out.ch.rows &= ~(1 << anchor);
+        out.deg = (conn >> l) & 1 ? best : -1;
+    }
+    return out;
+}
+
+// The checks of a pair whose candidate at k-2 has degree `dw`.
+__device__ __forceinline__ Checks pair_checks(const ListChecks& lc, int dw) {
+    Checks ch = lc.ch;
+    if (dw < lc.deg) {
+        ch.rows = lc.w_rows;
+    }
+    return ch;
+}
+
 // The matches among pairs [0, total) of the list (same on every lane): all of them, or (`rec`: a
 // list on the board) pieces of DM_CLAIM pairs claimed with its atomic counter until none is left.
 // One loop for both, so that the claims cost no registers beyond the pair loop's own.
@@ -677,6 +750,9 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
     dm_i64 stop = rec != nullptr ? 0 : total;
     if (lane == 0) {
         s.cursor = 0;
+#if DM_LIST_CHECKS
+        s.list = list_checks(c, s, p);
+#endif
     }
     __syncwarp();
     while (true) {
@@ -712,8 +788,12 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
         bool ok = false;
         if (f < stop) {
             const LaneMatch lm = lane_match(c, l, load<CG>(pl.C + i), -1, 0);
+#if DM_LIST_CHECKS
+            const Checks ch = pair_checks(s.list, lm.d0);
+#else
             int anchor;
             const Checks ch = level_checks(c, s, lm, p, last, anchor);
+#endif
             const int x = load<CG>(load<CG>(pl.src + i) + (f - load<CG>(pl.S + i)));
             st.scanned++;
             ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
@@ -945,7 +1025,7 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
         }
         const int dw = c.deg[w];
         const dm_i64 ow = c.off[w];
-        dm_i64 n = (dm_i64)c.tt_t[tt_find(c.tt_keys, c.tt_bits, tt_key(x, w))] - __popc(given);
+        dm_i64 n = (dm_i64)c.tt_t[dm_pair_find(c.tt_keys, c.tt_bits, dm_pair_key(x, w))] - __popc(given);
         for (int bits = near_x & ~given; bits != 0; bits &= bits - 1) {
             const int q = __ffs(bits) - 1;
             n -= adjacent(c, s.m[q], s.mdeg[q], w, dw, ow, st);
@@ -1200,6 +1280,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     const int *tu, const int *tv, const int *tr, const int *tp, const dm_i64 *perm,                     \
     int phase, dm_i64 first, dm_i64 n_tasks,                                                            \
     const int *b_slot, const dm_i64 *b_ptr, const int *b_partner, const int *b_rank,                    \
+    const dm_u64 *b_keys, const int *b_key_rank, int b_bits,                                            \
     const dm_i64 *iso_masks, int n_iso, int check_other,                                                \
     dm_i64 *counts, dm_u64 *total,                                                                      \
     int *out, const dm_i64 *out_offsets, const dm_i64 *expect, dm_i64 win_lo, dm_i64 win_hi,            \
@@ -1213,7 +1294,8 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     int tt_bits
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
-    tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank,                      \
+    tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank, b_keys, b_key_rank,  \
+    b_bits,                                                                                             \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
@@ -1253,6 +1335,9 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.b_ptr = b_ptr;
     c.b_partner = b_partner;
     c.b_rank = b_rank;
+    c.b_keys = b_keys;
+    c.b_key_rank = b_key_rank;
+    c.b_bits = b_bits;
     c.iso = iso_masks;
     c.n_iso = n_iso;
     c.k = k;

@@ -43,6 +43,15 @@ class BatchView(NamedTuple):
         ptr, partner, rank = _pair_view(keys, np.argsort(keys, kind="stable"), slot)
         return cls(slot, ptr, partner, rank)
 
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(a, b, rank) of every changed pair once, a < b."""
+        owner = np.empty(self.ptr.shape[0] - 1, dtype=np.int32)
+        held = np.flatnonzero(self.slot >= 0)
+        owner[self.slot[held]] = held
+        src = np.repeat(owner, np.diff(self.ptr))
+        once = src < self.partner
+        return src[once], self.partner[once], self.rank[once]
+
 
 @njit(cache=True)
 def _pair_view(keys, order, slot):

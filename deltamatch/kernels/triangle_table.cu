@@ -4,7 +4,7 @@
 // inserts I destroys D(G_old) - D(G_mid) and creates D(G_new) - D(G_mid), G_mid = G_old - D, and only
 // the edges of the triangles through a changed pair change their t.
 //
-// The table (triangle_table.cuh): per slot t (triangles through the edge), d (this side's pending
+// The table (pair_table.cuh): per slot t (triangles through the edge), d (this side's pending
 // change) and rank (the edge's rank among this side's changed pairs, -1 for the others).  A deleted
 // edge leaves a tombstone, which an insertion may take.
 //
@@ -15,7 +15,7 @@
 // plan_table.py's BatchView); each slot whose d left 0 is listed.  tt_settle then sums
 // +-(C(t + d, 2) - C(t, 2)) over the listed slots and applies d; on the deletion side a deleted
 // edge's whole C(t, 2) is counted by tt_delete instead, which leaves its tombstone.
-#include "triangle_table.cuh"
+#include "pair_table.cuh"
 
 __device__ __forceinline__ dm_u64 tt_pairs(dm_u64 t) {
     return t * (t - (t != 0)) / 2;
@@ -27,11 +27,11 @@ extern "C" __global__ void tt_insert(dm_u64* keys, int bits, const int* a, const
                                      unsigned* t, int* rank, int ranked, dm_i64* slot) {
     const dm_u64 mask = (1ull << bits) - 1;
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (dm_i64)gridDim.x * blockDim.x) {
-        const dm_u64 key = tt_key(a[i], b[i]);
-        dm_u64 s = tt_home(key, bits);
+        const dm_u64 key = dm_pair_key(a[i], b[i]);
+        dm_u64 s = dm_pair_home(key, bits);
         dm_u64 k = keys[s];
         while (true) {
-            if (k == TT_EMPTY || k == TT_TOMB) {
+            if (k == DM_PAIR_EMPTY || k == DM_PAIR_TOMB) {
                 const dm_u64 seen = atomicCAS((unsigned long long*)keys + s, k, key);
                 if (seen == k) {
                     break;
@@ -52,7 +52,7 @@ extern "C" __global__ void tt_insert(dm_u64* keys, int bits, const int* a, const
 extern "C" __global__ void tt_mark(const dm_u64* keys, int bits, const int* a, const int* b, dm_i64 n, int* rank,
                                    dm_i64* slot) {
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (dm_i64)gridDim.x * blockDim.x) {
-        const dm_i64 s = tt_find(keys, bits, tt_key(a[i], b[i]));
+        const dm_i64 s = dm_pair_find(keys, bits, dm_pair_key(a[i], b[i]));
         rank[s] = (int)i;
         slot[i] = s;
     }
@@ -86,8 +86,8 @@ extern "C" __global__ void tt_side_triangles(const dm_i64* offsets, const int* d
             const int w = short_row[j];
             const int at = dm_lower_bound(long_row, long_len, w);
             if (at < long_len && long_row[at] == w) {
-                const dm_i64 su = tt_find(keys, bits, tt_key(u, w));
-                const dm_i64 sv = tt_find(keys, bits, tt_key(v, w));
+                const dm_i64 su = dm_pair_find(keys, bits, dm_pair_key(u, w));
+                const dm_i64 sv = dm_pair_find(keys, bits, dm_pair_key(v, w));
                 const unsigned ru = (unsigned)rank[su], rv = (unsigned)rank[sv];  // -1: above every i
                 if (ru >= (unsigned)i && rv >= (unsigned)i) {
                     ++found;
@@ -135,7 +135,7 @@ extern "C" __global__ void tt_delete(dm_u64* keys, unsigned* t, int* rank, const
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (dm_i64)gridDim.x * blockDim.x) {
         const dm_i64 s = slot[i];
         sum += tt_pairs(t[s]);
-        keys[s] = TT_TOMB;
+        keys[s] = DM_PAIR_TOMB;
         t[s] = 0;
         rank[s] = -1;
     }

@@ -23,6 +23,7 @@ from numba import njit
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import by_source
+from deltamatch.kernels.pair_table import changed_pair_table
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import (
@@ -43,6 +44,8 @@ STEAL_ENV = "DELTAMATCH_GPU_STEAL"  # "1" (default) or "0"
 FILL_ENV = "DELTAMATCH_GPU_FILL"  # "0" (default) or "1": with stealing, every resident warp launched
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
 HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hub's bitmap tests any candidate
+PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
+LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
@@ -61,13 +64,15 @@ def _switch(env: dict, name: str, default: str = "1") -> bool:
 
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
-    DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP and
-    DELTAMATCH_GPU_HUB_FIRST select (defaults: all on but filling)."""
+    DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
+    DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH and DELTAMATCH_GPU_LIST_CHECKS select
+    (defaults: all on but filling)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
-                 ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV))}
+                 ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
+                 ("list_checks", LIST_CHECKS_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     if split == "auto":
         return engine.Balance(**switches)
@@ -547,10 +552,13 @@ class CudaBackend:
         order, touched, starts = by_source(src, dst)
         pad = np.zeros(1, np.int32)
         dst, rank = (a[order] if a.size else pad for a in (dst, rank))
-        d_touched, d_dst, d_rank = engine.upload(touched.astype(np.int32), dst, rank)
-        self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
+        keys, key_rank, bits = changed_pair_table(pairs[:, 0], pairs[:, 1], ranks)
         ptr = np.append(starts, src.shape[0]).astype(np.int64)
-        return CudaBatch(engine.DeviceBatch(self._slot, cp.asarray(ptr), d_dst, d_rank), d_touched)
+        d_touched, d_ptr, d_dst, d_rank, d_keys, d_key_rank = engine.upload(
+            touched.astype(np.int32), ptr, dst, rank, keys, key_rank)
+        self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
+        view = engine.DeviceBatch(self._slot, d_ptr, d_dst, d_rank, d_keys, d_key_rank, bits)
+        return CudaBatch(view, d_touched)
 
     def release(self, view: CudaBatch) -> None:
         self._slot[view.touched] = -1

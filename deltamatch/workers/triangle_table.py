@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from deltamatch.kernels import cuda_engine as engine
+from deltamatch.kernels.pair_table import EMPTY
 
 if TYPE_CHECKING:
     from deltamatch.workers.cuda_backend import GpuGraph
 
-EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # triangle_table.cu: TT_EMPTY
 BUILD_LOAD = 0.4  # keys per slot when the table is built; it is built again past MAX_LOAD
 MAX_LOAD = 0.7  # linear probing's expected probes per hit, (1 + 1 / (1 - load)) / 2 (Knuth), stay below 2.2
 MIN_BITS = 10

@@ -61,9 +61,18 @@ def test_hub_first_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_HUB_FIRST": "0"}) == Balance(hub_first=False)
 
 
+def test_pair_hash_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_PAIR_HASH": "0"}) == Balance(pair_hash=False)
+
+
+def test_list_checks_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
+
+
 def test_defines_name_the_builds_of_the_switches_off() -> None:
     assert Balance().defines() == ()
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
+    assert Balance(pair_hash=False).defines() == ("DM_PAIR_HASH=0",)
 
 
 @pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
