@@ -685,6 +685,9 @@ __device__ __forceinline__ int step_owner(const PairList& pl, int cursor, dm_i64
     const int idx = cursor + lane;
     // where each candidate's pairs end, counted from f0 and capped past the step (32-bit shuffles)
     const int ends = idx < pl.n ? (int)min(load<CG>(pl.S + 1 + idx) - f0, (dm_i64)64) : 64;
+    if (__shfl_sync(DM_FULL_MASK, ends, 0) >= 32) {  // a long candidate owns the whole step
+        return cursor;
+    }
     const int within = dm_flat_owner(ends, lane);
     if (__shfl_sync(DM_FULL_MASK, ends, 31) > lane) {
         return cursor + within;
