@@ -16,7 +16,7 @@
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
 // list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
 // across up to 32 tasks instead (match_flat).  Where the graph keeps its edges' triangles
-// (pair_table.cuh) and the last level is the common neighbourhood of a pattern edge
+// (triangle_table.cu) and the last level is the common neighbourhood of a pattern edge
 // (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
 // in the same order as the CPU engine and writes each task's rows at its exact output offset.
 //
@@ -154,7 +154,7 @@ __device__ __forceinline__ bool expired(const Ctx& c, int lane) {
     return __shfl_sync(DM_FULL_MASK, late, 0) != 0;
 }
 
-// A candidate's checks at one level: bit j of each mask for the match's position j.
+// What a level's candidates are checked for, over positions of the match (bit j = position j).
 struct Checks {
     int rows;      // must be adjacent to m[j]
     int minus;     // induced: must not be adjacent to m[j]
@@ -235,7 +235,6 @@ __device__ __forceinline__ const int* load(const int* const* p) {
     }
 }
 
-// What a level's candidates are checked for, over positions of the match (bit j = position j).
 __device__ __forceinline__ bool row_contains(const int* __restrict__ row, int n, int x, Stats& st) {
     int lo = 0, hi = n;
     while (lo < hi) {
