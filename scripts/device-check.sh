@@ -22,6 +22,7 @@
 # commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
 # carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
+# Folders under $OUT come back packed as $OUT/outputs.tgz.
 # CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz; unpack that
 # into .cupy-cache and carry it, and the next machine skips its NVRTC compiles (a cold one spent a
 # whole 140 s call compiling, session 13).
@@ -37,7 +38,18 @@ if [ -z "$DM_COMMIT" ] || [ "$(cat "$numba_marker" 2>/dev/null)" != "$DM_COMMIT"
   make -s clean-numba
 fi
 mkdir -p deltamatch/__pycache__ && echo "$DM_COMMIT" > "$numba_marker"
-trap 'tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .' EXIT
+# At most 8 files come back from a call: every folder under $OUT (a bench's CSV, plot and meta)
+# travels packed in outputs.tgz beside the logs.
+pack() {
+  tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .
+  local dirs
+  dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d)
+  if [ -n "$dirs" ]; then
+    # shellcheck disable=SC2086
+    (cd "$OUT" && tar czf outputs.tgz $dirs && rm -rf $dirs)
+  fi
+}
+trap pack EXIT
 if [ -x .devbundle/install.sh ] || [ -f .devbundle/install.sh ]; then
   bash .devbundle/install.sh && export PYTHONPATH=/tmp/site:$PWD
 else
