@@ -3,7 +3,9 @@
 A batch's changed pairs go to the GPU as such a table (`changed_pair_table`) beside the
 BatchView's sorted partner lists: match.cu's `batch_rank` asks whether a pair is changed for
 nearly every candidate of a last level, and one probe of the table replaces a binary search
-of a hub's partners (about six dependent reads at batches of 10^4).
+of a hub's partners (about six dependent reads at batches of 10^4).  Measured (RMAT-20, 4-cycle,
+docs/GPU.md session 15): fewer instructions but no faster at batches of 10^4, and 13-15% slower
+at 1,000, where short partner lists stay in L1 and a probe is an L2 read.
 """
 
 from __future__ import annotations
