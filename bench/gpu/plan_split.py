@@ -1,0 +1,97 @@
+"""Where a pattern's batch goes, plan by plan: GPU time, counters and the CPU engine per plan.
+
+A batch's tasks run every plan of the pattern (one per seeded pattern edge); bench_gpu.py times
+them together.  This script loads the first 90% of RMAT scale `--scale` into the device graph,
+inserts `--batches` batches of `--size` edges and counts each plan's new-side tasks apart: the
+GPU's wall time (median of `--repeats`, after one untimed run), the kernel statistics of one
+more run (lanes, per-warp busy spread, deferral, sharing, entries scanned and probes) and, with
+`--cpu`, the CPU engine on all host threads over the same tasks (counts checked equal).  Prints
+per plan its share of the GPU's batch time and its GPU/CPU ratio: the plan that holds a pattern
+under its goal against the CPU engine.
+
+    python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_gpu import balance_note, host_batch_view, host_rows, loaded_rmat, log, tick  # noqa: E402
+
+from deltamatch.kernels import cpu_engine  # noqa: E402
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
+from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+
+
+def plan_line(p: int, order, tasks: int, matches: int, seconds: float, share: float, cpu_s: float | None,
+              stats: engine.KernelStats) -> str:
+    cpu = f"cpu {cpu_s * 1e3:10.1f} ms ({cpu_s / seconds:6.1f}x)" if cpu_s is not None else ""
+    return (f"  plan {p} order {order} {tasks:>6d} tasks {matches:>14d} matches  gpu {seconds * 1e3:9.2f} ms "
+            f"({share * 100:5.1f}%) {cpu}  scanned {stats.scanned} probes {stats.probes} "
+            f"{balance_note(stats)}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=18)
+    ap.add_argument("--size", type=int, default=1000)
+    ap.add_argument("--batches", type=int, default=1)
+    ap.add_argument("--pattern", default="house")
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=False)
+    args = ap.parse_args()
+    engine.warm_up()
+    edges, n, cut, g = loaded_rmat(args.scale)
+    pattern = parse_pattern(args.pattern)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    log(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.pattern}: {plans.order.shape[0]} plans; "
+        f"{args.batches} insert batches of {args.size}")
+    for b in range(args.batches):
+        ins = edges[cut + b * args.size: cut + (b + 1) * args.size]
+        g.apply(ins[:0], ins)
+        host_view = host_batch_view(ins, n)
+        view = engine.device_batch(host_view)
+        host = host_rows(g) if args.cpu else None
+        tasks = batch_tasks(plans, ins, 0, NEW)
+        rows = []
+        for p in range(plans.order.shape[0]):
+            mine = tasks.take(np.flatnonzero(tasks.plan == p))
+            run = lambda stats=None, mine=mine: engine.count_tasks(  # noqa: E731
+                g.view(), plans, mine, view, plans.induced, stats=stats)
+            counts = run()
+            times = []
+            for _ in range(args.repeats):
+                t = tick()
+                run()
+                times.append(tick() - t)
+            stats = engine.KernelStats()
+            run(stats)
+            cpu_s = None
+            if host is not None:
+                t = time.perf_counter()
+                cpu_counts = cpu_engine.count_tasks(host, plans, mine, host_view)
+                cpu_s = time.perf_counter() - t
+                if not np.array_equal(cpu_counts, counts):
+                    log(f"  !! plan {p}: GPU != CPU  MISMATCH")
+            rows.append((p, mine.size, int(counts.sum()), float(np.median(times)), cpu_s, stats))
+        total = sum(r[3] for r in rows)
+        cpu_total = sum(r[4] for r in rows) if host is not None else None
+        log(f"batch {b}: gpu {total * 1e3:.1f} ms" + (
+            f", cpu {cpu_total * 1e3:.1f} ms ({cpu_total / total:.1f}x)" if cpu_total else ""))
+        for p, size, matches, seconds, cpu_s, stats in rows:
+            log(plan_line(p, plans.order[p].tolist(), size, matches, seconds, seconds / total, cpu_s, stats))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
