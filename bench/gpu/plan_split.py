@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -54,8 +55,8 @@ def main() -> int:
     edges, n, cut, g = loaded_rmat(args.scale)
     pattern = parse_pattern(args.pattern)
     plans = compile_plans(pattern, shared_plans(pattern))
-    log(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.pattern}: {plans.order.shape[0]} plans; "
-        f"{args.batches} insert batches of {args.size}")
+    log(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.pattern}: "
+        f"{plans.order.shape[0]} plans; {args.batches} insert batches of {args.size}")
     for b in range(args.batches):
         ins = edges[cut + b * args.size: cut + (b + 1) * args.size]
         g.apply(ins[:0], ins)
@@ -66,8 +67,7 @@ def main() -> int:
         rows = []
         for p in range(plans.order.shape[0]):
             mine = tasks.take(np.flatnonzero(tasks.plan == p))
-            run = lambda stats=None, mine=mine: engine.count_tasks(  # noqa: E731
-                g.view(), plans, mine, view, plans.induced, stats=stats)
+            run = partial(engine.count_tasks, g.view(), plans, mine, view, plans.induced)
             counts = run()
             times = []
             for _ in range(args.repeats):
@@ -75,7 +75,7 @@ def main() -> int:
                 run()
                 times.append(tick() - t)
             stats = engine.KernelStats()
-            run(stats)
+            run(stats=stats)
             cpu_s = None
             if host is not None:
                 t = time.perf_counter()
