@@ -6,8 +6,8 @@ inserts `--batches` batches of `--size` edges and counts each plan's new-side ta
 GPU's wall time (median of `--repeats`, after one untimed run), the kernel statistics of one
 more run (lanes, per-warp busy spread, deferral, sharing, entries scanned and probes) and, with
 `--cpu`, the CPU engine on all host threads over the same tasks (counts checked equal).  Prints
-per plan its share of the GPU's batch time and its GPU/CPU ratio: the plan that holds a pattern
-under its goal against the CPU engine.
+each plan's line as it is measured (its GPU/CPU ratio names the plan that holds a pattern under
+its goal against the CPU engine), then the batch's sums.
 
     python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu
 """
@@ -34,11 +34,11 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 
 
-def plan_line(p: int, order, tasks: int, matches: int, seconds: float, share: float, cpu_s: float | None,
+def plan_line(p: int, order, tasks: int, matches: int, seconds: float, cpu_s: float | None,
               stats: engine.KernelStats) -> str:
     cpu = f"cpu {cpu_s * 1e3:10.1f} ms ({cpu_s / seconds:6.1f}x)" if cpu_s is not None else ""
     return (f"  plan {p} order {order} {tasks:>6d} tasks {matches:>14d} matches  gpu {seconds * 1e3:9.2f} ms "
-            f"({share * 100:5.1f}%) {cpu}  scanned {stats.scanned} probes {stats.probes} "
+            f"{cpu}  scanned {stats.scanned} probes {stats.probes} "
             f"{balance_note(stats)}")
 
 
@@ -64,7 +64,8 @@ def main() -> int:
         view = engine.device_batch(host_view)
         host = host_rows(g) if args.cpu else None
         tasks = batch_tasks(plans, ins, 0, NEW)
-        rows = []
+        total = 0.0
+        cpu_total = 0.0
         for p in range(plans.order.shape[0]):
             mine = tasks.take(np.flatnonzero(tasks.plan == p))
             run = partial(engine.count_tasks, g.view(), plans, mine, view, plans.induced)
@@ -74,6 +75,8 @@ def main() -> int:
                 t = tick()
                 run()
                 times.append(tick() - t)
+            seconds = float(np.median(times))
+            total += seconds
             stats = engine.KernelStats()
             run(stats=stats)
             cpu_s = None
@@ -81,15 +84,12 @@ def main() -> int:
                 t = time.perf_counter()
                 cpu_counts = cpu_engine.count_tasks(host, plans, mine, host_view)
                 cpu_s = time.perf_counter() - t
+                cpu_total += cpu_s
                 if not np.array_equal(cpu_counts, counts):
                     log(f"  !! plan {p}: GPU != CPU  MISMATCH")
-            rows.append((p, mine.size, int(counts.sum()), float(np.median(times)), cpu_s, stats))
-        total = sum(r[3] for r in rows)
-        cpu_total = sum(r[4] for r in rows) if host is not None else None
+            log(plan_line(p, plans.order[p].tolist(), mine.size, int(counts.sum()), seconds, cpu_s, stats))
         log(f"batch {b}: gpu {total * 1e3:.1f} ms" + (
-            f", cpu {cpu_total * 1e3:.1f} ms ({cpu_total / total:.1f}x)" if cpu_total else ""))
-        for p, size, matches, seconds, cpu_s, stats in rows:
-            log(plan_line(p, plans.order[p].tolist(), size, matches, seconds, seconds / total, cpu_s, stats))
+            f", cpu {cpu_total * 1e3:.1f} ms ({cpu_total / total:.1f}x)" if host is not None else ""))
     return 0
 
 
