@@ -140,7 +140,7 @@ def warm_up_paths(edges: np.ndarray, patterns: list[str], ablation: list[str]) -
     the recount of every pattern (its formulas and relabelling)."""
     for variant in ablation:
         if variant in BALANCES:
-            engine.warm_up(BALANCES[variant].defines())
+            engine.warm_up(BALANCES[variant].builds())
     n = int(edges.max()) + 1
     cut = int(0.9 * edges.shape[0])
     g = GpuGraph()
@@ -248,6 +248,7 @@ BALANCES = {
     "nohubfirst": engine.Balance(hub_first=False),  # all but a matched hub's bitmap first (DM_HUB_FIRST)
     "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
+    "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
 }
 
 
@@ -574,8 +575,10 @@ def main() -> int:
         "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
         "but the pair loop's window), noswap (all but the reversed seeds), nohubfirst (all but a matched "
         "hub's bitmap first), nopairhash (all but the batch's pair table), nolistchecks (all but a pair "
-        "list's checks made once). 'all' always runs first; named here it runs again after the others: "
-        "the first run of a batch of 1,000 read 10-30%% slower than later ones (docs/GPU.md, session 15)",
+        "list's checks made once), nodriveshort (all but a short row walked for a long base set). 'all' "
+        "always runs first; named here it runs again after the others: "
+        "the first run of a batch of 1,000 read 10-30%% slower than later ones (docs/GPU.md, session 15). "
+        "Batches with deletions run no ablation: their removal side is counted before the update",
     )
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(

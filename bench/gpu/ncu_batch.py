@@ -37,7 +37,7 @@ def main() -> int:
                     help="profile match.cu's statistics build (default: the service's build)")
     ap.add_argument("--hub-bits", action=argparse.BooleanOptionalAction, default=True)
     args = ap.parse_args()
-    engine.warm_up()
+    engine.warm_up(engine.Balance().builds())
     edges = rmat_gpu(args.scale)
     n = 1 << args.scale
     cut = int(0.9 * edges.shape[0])

@@ -51,7 +51,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=False)
     args = ap.parse_args()
-    engine.warm_up()
+    engine.warm_up(engine.Balance().builds())
     edges, n, cut, g = loaded_rmat(args.scale)
     pattern = parse_pattern(args.pattern)
     plans = compile_plans(pattern, shared_plans(pattern))

@@ -99,14 +99,14 @@ def kernel(module_name: str, function: str, stats: bool = False, defines: tuple[
     return module(module_name, stats, defines).get_function(function)
 
 
-def warm_up(defines: tuple[str, ...] = ()) -> None:
+def warm_up(builds: tuple[tuple[str, ...], ...] = ()) -> None:
     """Compile every kernel module the service runs now (worker start) rather than on the first
     batch: the default builds (the deferred-chunk kernels and the timers always come from them)
-    and, with `defines` (`Balance.defines`), match.cu's build of the service's switches; the
-    statistics build of match.cu is compiled when a run first asks for statistics."""
+    and match.cu's `builds` (`Balance.builds`: those of the service's switches); the statistics
+    build of match.cu is compiled when a run first asks for statistics."""
     for name in ("match.cu", "graph.cu", "formulas.cu", "triangle_table.cu"):
         module(name)
-    if defines:
+    for defines in builds:
         module("match.cu", defines=defines)
 
 
@@ -130,7 +130,8 @@ class DeviceGraph(NamedTuple):
 
 
 class DeviceBatch(NamedTuple):
-    """BatchView with CuPy arrays, and its changed pairs as a pair table (`pair_table.py`)."""
+    """BatchView with CuPy arrays, and its changed pairs as a pair table (`pair_table.py`) when
+    there are at least PAIR_TABLE_MIN_PAIRS of them (else None and 0)."""
 
     slot: Any
     ptr: Any
@@ -139,6 +140,24 @@ class DeviceBatch(NamedTuple):
     pair_keys: Any  # uint64[2^pair_bits]
     pair_rank: Any  # int32[2^pair_bits]
     pair_bits: int
+
+    @classmethod
+    def of(cls, slot, ptr, partner, rank, table: tuple = ()) -> DeviceBatch:
+        """The batch of uploaded arrays; `table`: `pair_table_arrays`'s (keys, ranks) uploaded, or
+        nothing (no pair table)."""
+        if not table:
+            return cls(slot, ptr, partner, rank, None, None, 0)
+        keys, ranks = table
+        return cls(slot, ptr, partner, rank, keys, ranks, int(keys.shape[0]).bit_length() - 1)
+
+
+def pair_table_arrays(a: np.ndarray, b: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The pair table's (keys, ranks) of a batch's changed pairs {a[i], b[i]} of rank[i]
+    (`changed_pair_table`), or nothing below PAIR_TABLE_MIN_PAIRS pairs."""
+    if a.shape[0] < PAIR_TABLE_MIN_PAIRS:
+        return ()
+    keys, ranks, _ = changed_pair_table(a, b, rank)
+    return keys, ranks
 
 
 class DeviceTasks(NamedTuple):
@@ -233,10 +252,11 @@ def device_batch(batch: BatchView | DeviceBatch) -> DeviceBatch:
         return batch
     partner = batch.partner if batch.partner.shape[0] else np.zeros(1, np.int32)
     rank = batch.rank if batch.rank.shape[0] else np.zeros(1, np.int32)
-    keys, ranks, bits = changed_pair_table(*batch.pairs())
+    table = pair_table_arrays(*batch.pairs())
     slot, ptr, partner, rank = (a.astype(t, copy=False) for a, t in zip(
         (batch.slot, batch.ptr, partner, rank), (np.int32, np.int64, np.int32, np.int32), strict=True))
-    return DeviceBatch(*upload(slot, ptr, partner, rank, keys, ranks), bits)
+    uploaded = upload(slot, ptr, partner, rank, *table)
+    return DeviceBatch.of(*uploaded[:4], tuple(uploaded[4:]))
 
 
 def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
@@ -302,11 +322,15 @@ class Balance:
     row no longer becomes a level-2 set of the hub's size.
     pair_hash: whether a pair is changed in the batch, and its rank, is one probe of the batch's
     pair table instead of a binary search of one endpoint's partners (match.cu's DM_PAIR_HASH: a
-    build of its own).  Measured on RMAT-20 4-cycle batches: equal at 10^4, 13-15% slower at
-    1,000; not yet switched off at 10^5, where the measured tables ran with it.
+    build of its own), in batches of at least PAIR_TABLE_MIN_PAIRS changed pairs (smaller ones get
+    no table).  Measured on RMAT-20 4-cycle batches: 13-15% slower at 1,000 pairs, equal at 10^4,
+    1.15x faster at 10^5 (docs/GPU.md, sessions 15 and 16).
     list_checks (with unroll): a pair list's last-level checks are made once for the list's prefix,
     each pair choosing only between two anchors, instead of all of level_checks per pair
     (match.cu's DM_LIST_CHECKS: a build of its own; the statistics build runs without).
+    drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
+    walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
+    (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
     """
 
     heavy_first: bool = True
@@ -322,15 +346,24 @@ class Balance:
     hub_first: bool = True
     pair_hash: bool = True
     list_checks: bool = True
+    drive_short: bool = True
 
-    def defines(self) -> tuple[str, ...]:
-        """match.cu's macros for the switches that select a build of their own (none: the default)."""
+    def defines(self, pair_table: bool = True) -> tuple[str, ...]:
+        """match.cu's macros for the switches that select a build of their own (none: the default),
+        for a batch with a pair table or (`pair_table` False) without one."""
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
-               ("DM_PAIR_HASH=0", self.pair_hash), ("DM_LIST_CHECKS=0", self.list_checks))
+               ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
+               ("DM_DRIVE_SHORT=0", self.drive_short))
         return tuple(define for define, on in off if not on)
+
+    def builds(self) -> tuple[tuple[str, ...], ...]:
+        """The defines of every match.cu build a run under this Balance may launch."""
+        return tuple(dict.fromkeys((self.defines(), self.defines(pair_table=False))))
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
+# The fewest changed pairs for which a batch gets a pair table (Balance.pair_hash).
+PAIR_TABLE_MIN_PAIRS = 10_000
 # Deferred chunks per resident warp when the chunk size is automatic (64: docs/GPU.md, session 13)
 AUTO_CHUNK_SHARE = 64
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
@@ -676,7 +709,7 @@ class _MatchRun:
                 np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
                 self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
                 np.int32(phase), np.int64(first), np.int64(last),
-                b.slot, b.ptr, b.partner, b.rank, b.pair_keys, b.pair_rank, np.int32(b.pair_bits),
+                b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
                 _ptr(self.counts), self.total,
@@ -691,7 +724,8 @@ class _MatchRun:
                 self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits))
-        match = kernel("match.cu", function, stats=self.stats is not None, defines=self.balance.defines())
+        match = kernel("match.cu", function, stats=self.stats is not None,
+                       defines=self.balance.defines(pair_table=b.pair_keys is not None))
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         if self.stats is not None:

@@ -420,12 +420,12 @@ struct Source {
 };
 
 // Level l's checks before its anchor is chosen (`rows` holds every pattern neighbour it is checked
-// against), and its pattern neighbours among positions 0 .. dep in `conn`.
-__device__ __forceinline__ Checks plan_checks(const Ctx& c, int p, int l, int& conn) {
+// against), and its pattern neighbours among positions 0 .. dep in `conn`: against positions b .. dep
+// when its candidates are level b's set, else (b = -1) against 0 .. dep.
+__device__ __forceinline__ Checks plan_checks(const Ctx& c, int p, int l, int b, int& conn) {
     const int at = p * DM_MAX_K + l;
     const int upto = (1 << (c.dep[at] + 1)) - 1;
     conn = c.conn[at] & upto;
-    const int b = c.base[at];
     const int since = upto & ~((1 << (b >= 0 ? b : 0)) - 1);
     Checks ch;
     ch.rows = conn & since;
@@ -435,14 +435,15 @@ __device__ __forceinline__ Checks plan_checks(const Ctx& c, int p, int l, int& c
     return ch;
 }
 
-// Level l's checks for the lane's match, following the plan analysis: against positions base .. dep
-// when level l extends the base level's set, else against 0 .. dep with the row of `anchor` (the
+// Level l's checks for the lane's match, following the plan analysis: against positions b .. dep
+// when level l extends level b's set, else (b = -1) against 0 .. dep with the row of `anchor` (the
 // smallest among l's neighbours, set here) as the source and so left out.
-__device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, int& anchor) {
+__device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, int b,
+                               int& anchor) {
     int conn;
-    Checks ch = plan_checks(c, p, l, conn);
+    Checks ch = plan_checks(c, p, l, b, conn);
     anchor = -1;
-    if (c.base[p * DM_MAX_K + l] < 0) {
+    if (b < 0) {
         int best = 0x7fffffff;
         for (int bits = conn; bits != 0; bits &= bits - 1) {
             const int j = __ffs(bits) - 1;
@@ -457,11 +458,35 @@ __device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch
     return ch;
 }
 
+// With DM_DRIVE_SHORT, a warp building level l's set whole does not walk a base level's set longer
+// than DM_DRIVE_RATIO times the row of a pattern neighbour the set is filtered by: it walks the
+// shortest such row, checked as a level without a base (same members, same order: the CPU engine's
+// drive_short).  The house's wall-edge plans filter a seed's whole row by adjacency to each vertex
+// of that row.  Not in the pair loop, where a list's pairs share their checks.
+#ifndef DM_DRIVE_SHORT
+#define DM_DRIVE_SHORT 1
+#endif
+#define DM_DRIVE_RATIO 2
+
 // Level l's source for the lane's match: the base level's set or the anchor's row, between the
-// symmetric-order bounds of positions 0 .. dep[l].
+// symmetric-order bounds of positions 0 .. dep[l].  DRIVE: the base set may give way to a shorter
+// row (DM_DRIVE_SHORT).
+template <bool DRIVE>
 __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch& lm, int p, int l, Stats& st) {
     const int at = p * DM_MAX_K + l;
     const int upto = (1 << (c.dep[at] + 1)) - 1;
+    int b = c.base[at];
+#if DM_DRIVE_SHORT
+    if (DRIVE && b >= 0) {
+        int shortest = 0x7fffffff;
+        for (int bits = c.conn[at] & upto & ~((1 << b) - 1); bits != 0; bits &= bits - 1) {
+            shortest = min(shortest, degree_at(s, lm, __ffs(bits) - 1));
+        }
+        if ((dm_i64)s.cnt[b] > (dm_i64)DM_DRIVE_RATIO * shortest) {
+            b = -1;
+        }
+    }
+#endif
     const int lt = c.lt[at] & upto;
     const int gt = c.gt[at] & upto;
     dm_i64 lower = -1;
@@ -477,10 +502,9 @@ __device__ Source level_source(const Ctx& c, const WarpState& s, const LaneMatch
     }
     Source out;
     int anchor;
-    out.ch = level_checks(c, s, lm, p, l, anchor);
+    out.ch = level_checks(c, s, lm, p, l, b, anchor);
     int n;
     if (anchor < 0) {
-        const int b = c.base[at];
         out.src = s.set[b];
         n = s.cnt[b];
     } else {
@@ -511,7 +535,7 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
 __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
                            dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
-    const Source sc = level_source(c, s, lm, p, l, st);
+    const Source sc = level_source<true>(c, s, lm, p, l, st);
     const bool other = c.check_other && l == c.k - 1;
     int found = 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
@@ -710,10 +734,11 @@ __device__ ListChecks list_checks(const Ctx& c, const WarpState& s, int p) {
     const int l = c.k - 2;
     int conn;
     ListChecks out;
-    out.ch = plan_checks(c, p, l + 1, conn);
+    const int b = c.base[p * DM_MAX_K + l + 1];
+    out.ch = plan_checks(c, p, l + 1, b, conn);
     out.w_rows = out.ch.rows;
     out.deg = -1;
-    if (c.base[p * DM_MAX_K + l + 1] < 0) {  // else the last level filters its base level's set
+    if (b < 0) {  // else the last level filters its base level's set
         int anchor = l;  // w, when it is the only neighbour among the positions checked
         int best = 0x7fffffff;
         for (int bits = conn & ((1 << l) - 1); bits != 0; bits &= bits - 1) {
@@ -794,7 +819,7 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
             const Checks ch = pair_checks(s.list, lm.d0);
 #else
             int anchor;
-            const Checks ch = level_checks(c, s, lm, p, last, anchor);
+            const Checks ch = level_checks(c, s, lm, p, last, c.base[p * DM_MAX_K + last], anchor);
 #endif
             const int x = load<CG>(load<CG>(pl.src + i) + (f - load<CG>(pl.S + i)));
             st.scanned++;
@@ -870,7 +895,7 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
             const int w = C[idx];
             if (!(skip && matched_between(s, dep_l + 1, l, w))) {
                 const LaneMatch lm = lane_match(c, l, w, -1, 0);
-                const Source sc = level_source(c, s, lm, p, last, st);
+                const Source sc = level_source<false>(c, s, lm, p, last, st);
                 len = sc.hi - sc.lo;
                 from = sc.src + sc.lo;
             }
@@ -1196,7 +1221,7 @@ __device__ dm_u64 flat_tasks(const Ctx& c, WarpState& s, int lane, dm_i64 lo, dm
     const int* from = nullptr;
     Checks ch = {0, 0, 0, 0};
     if (live) {
-        const Source sc = level_source(c, s, lane_match(c, 0, u, 1, v), p, 2, st);
+        const Source sc = level_source<false>(c, s, lane_match(c, 0, u, 1, v), p, 2, st);
         len = sc.hi - sc.lo;
         from = sc.src + sc.lo;
         ch = sc.ch;

@@ -23,7 +23,6 @@ from numba import njit
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import by_source
-from deltamatch.kernels.pair_table import changed_pair_table
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import (
@@ -45,6 +44,7 @@ FILL_ENV = "DELTAMATCH_GPU_FILL"  # "0" (default) or "1": with stealing, every r
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
 HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hub's bitmap tests any candidate
 PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
+DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
@@ -65,14 +65,14 @@ def _switch(env: dict, name: str, default: str = "1") -> bool:
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
-    DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH and DELTAMATCH_GPU_LIST_CHECKS select
-    (defaults: all on but filling)."""
+    DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_LIST_CHECKS and
+    DELTAMATCH_GPU_DRIVE_SHORT select (defaults: all on but filling)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
-                 ("list_checks", LIST_CHECKS_ENV))}
+                 ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     if split == "auto":
         return engine.Balance(**switches)
@@ -488,7 +488,7 @@ class CudaBackend:
         self.keeps_triangles = kept_triangles_from_env() if keeps_triangles is None else keeps_triangles
         self.balance = balance if balance is not None else balance_from_env()
         self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
-        engine.warm_up(self.balance.defines())
+        engine.warm_up(self.balance.builds())
         self.graph = CudaGraph()
         self._slot = cp.full(1024, -1, dtype=cp.int32)
         self._host: DynamicGraph | None = None
@@ -552,12 +552,12 @@ class CudaBackend:
         order, touched, starts = by_source(src, dst)
         pad = np.zeros(1, np.int32)
         dst, rank = (a[order] if a.size else pad for a in (dst, rank))
-        keys, key_rank, bits = changed_pair_table(pairs[:, 0], pairs[:, 1], ranks)
+        table = engine.pair_table_arrays(pairs[:, 0], pairs[:, 1], ranks)
         ptr = np.append(starts, src.shape[0]).astype(np.int64)
-        d_touched, d_ptr, d_dst, d_rank, d_keys, d_key_rank = engine.upload(
-            touched.astype(np.int32), ptr, dst, rank, keys, key_rank)
+        d_touched, d_ptr, d_dst, d_rank, *d_table = engine.upload(
+            touched.astype(np.int32), ptr, dst, rank, *table)
         self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
-        view = engine.DeviceBatch(self._slot, d_ptr, d_dst, d_rank, d_keys, d_key_rank, bits)
+        view = engine.DeviceBatch.of(self._slot, d_ptr, d_dst, d_rank, tuple(d_table))
         return CudaBatch(view, d_touched)
 
     def release(self, view: CudaBatch) -> None:

@@ -17,9 +17,9 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 # Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics,
 # without the pair loop's window, without a matched hub's bitmap first, without the batch's pair
-# table, and with a pair list's checks made per pair.
+# table, with a pair list's checks made per pair, and walking base sets whatever their length.
 MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
-                "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_LIST_CHECKS=0"]
+                "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_LIST_CHECKS=0", "-DDM_DRIVE_SHORT=0"]
 BUILDS = [(source, define) for source in SOURCES
           for define in (MATCH_BUILDS if source.name == "match.cu" else [""])]
 

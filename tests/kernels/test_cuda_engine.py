@@ -27,6 +27,16 @@ pytestmark = [
 PATTERNS = sorted(BUILTIN_PATTERNS)
 
 
+@pytest.fixture(autouse=True)
+def pair_tables_for_small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This module's batches are far below PAIR_TABLE_MIN_PAIRS: they get a pair table all the same,
+    so that the default build's table lookups are what the parity tests check (the hash0 balances
+    run the build without, which a small batch gets in service)."""
+    from deltamatch.kernels import cuda_engine
+
+    monkeypatch.setattr(cuda_engine, "PAIR_TABLE_MIN_PAIRS", 1)
+
+
 def random_edges(rng: np.random.Generator, n: int, m: int, hubs: int = 2) -> np.ndarray:
     """m random pairs on n vertices, a few hubs joined to a third of the graph; self-loops dropped."""
     pairs = rng.integers(0, n, size=(m, 2))
@@ -272,6 +282,7 @@ def balances():
         out[f"hash0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1, pair_hash=False)
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
+    out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     return out
 
 
@@ -300,6 +311,27 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
     assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
     assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
         g.view(), pat.batch, tasks, view, induced, balance=setting))
+
+
+def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below PAIR_TABLE_MIN_PAIRS the batch gets no pair table and its runs the build that searches
+    the partner lists instead: the same counts."""
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(8), 60, 300, hubs=3))
+    table = plans_of("house", False).batch
+    changed = g.internal_edges()[:40]
+    tasks = batch_tasks(table, changed, changed.shape[0], OLD)
+    view = g.batch_view(changed)
+    try:
+        with_table = cuda_engine.device_batch(view)
+        monkeypatch.setattr(cuda_engine, "PAIR_TABLE_MIN_PAIRS", 41)
+        without = cuda_engine.device_batch(view)
+        assert with_table.pair_keys is not None and without.pair_keys is None and without.pair_bits == 0
+        np.testing.assert_array_equal(cuda_engine.count_tasks(g.view(), table, tasks, without),
+                                      cuda_engine.count_tasks(g.view(), table, tasks, with_table))
+    finally:
+        g.release(view)
 
 
 def test_kernel_stats_report_lane_utilization_and_warp_spread() -> None:

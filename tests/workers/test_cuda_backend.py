@@ -69,10 +69,31 @@ def test_list_checks_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
 
 
+def test_drive_short_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_DRIVE_SHORT": "0"}) == Balance(drive_short=False)
+
+
 def test_defines_name_the_builds_of_the_switches_off() -> None:
     assert Balance().defines() == ()
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
     assert Balance(pair_hash=False).defines() == ("DM_PAIR_HASH=0",)
+    assert Balance(drive_short=False).defines() == ("DM_DRIVE_SHORT=0",)
+
+
+def test_a_batch_without_a_pair_table_runs_the_searching_build() -> None:
+    assert Balance().defines(pair_table=False) == ("DM_PAIR_HASH=0",)
+    assert Balance().builds() == ((), ("DM_PAIR_HASH=0",))
+    assert Balance(pair_hash=False).builds() == (("DM_PAIR_HASH=0",),)
+
+
+def test_only_batches_of_many_pairs_get_a_pair_table() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    n = cuda_engine.PAIR_TABLE_MIN_PAIRS
+    a, b = np.arange(n, dtype=np.int32), np.arange(1, n + 1, dtype=np.int32)
+    assert cuda_engine.pair_table_arrays(a[:-1], b[:-1], a[:-1]) == ()
+    keys, ranks = cuda_engine.pair_table_arrays(a, b, a)
+    assert keys.shape == ranks.shape and keys.shape[0] >= 2 * n
 
 
 @pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
