@@ -625,7 +625,7 @@ def main() -> int:
     meta["copy_bandwidth_Bps"] = bw
     log(json.dumps(meta))
     log(f"device-to-device copy: {bw / 1e12:.2f} TB/s (read + write)")
-    engine.warm_up()
+    engine.warm_up(engine.Balance().builds())
     check = rmat_gpu(12)
     assert np.array_equal(check, rmat_edges(12).astype(np.int32)), "rmat_gpu differs from rmat_edges"
     warm_up_paths(check, [name for name in args.patterns.split(",") if name], args.ablation.split(","))

@@ -134,7 +134,7 @@ def main() -> int:
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    engine.warm_up()
+    engine.warm_up(engine.Balance().builds())
     meta = {
         "commit": os.environ.get("DM_COMMIT", "unknown"),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -4,8 +4,9 @@ A batch's changed pairs go to the GPU as such a table (`changed_pair_table`) bes
 BatchView's sorted partner lists: match.cu's `batch_rank` asks whether a pair is changed for
 nearly every candidate of a last level, and one probe of the table replaces a binary search
 of a hub's partners (about six dependent reads at batches of 10^4).  Measured (RMAT-20, 4-cycle,
-docs/GPU.md session 15): fewer instructions but no faster at batches of 10^4, and 13-15% slower
-at 1,000, where short partner lists stay in L1 and a probe is an L2 read.
+docs/GPU.md sessions 15 and 16): 13-15% slower at batches of 1,000, where short partner lists stay
+in L1 and a probe is an L2 read, equal at 10^4, 1.15x faster at 10^5; so only batches of at least
+cuda_engine.PAIR_TABLE_MIN_PAIRS changed pairs get one.
 """
 
 from __future__ import annotations

@@ -1,0 +1,91 @@
+"""Session 16: the pair work of the house's roof-edge plans (2 and 5) with and without a per-task
+memo of their last level, counted on the host for one RMAT batch of 1,000 inserts.
+
+A roof-edge task (m0, m1) walks level 2 = N(m0) & N(m1), level 3 = N(m2) less the seed, and ends in
+N(m0) & N(m3), whose pair list walks the shorter of the two rows.  Without a memo that is
+min(deg m0, deg m3) pairs per (m2, m3); with one, per distinct m3 of the task, plus one entry per
+(m2, m3) to count how many prefixes meet it.  Both seed orientations (plans 2 and 5).
+
+    .venv/bin/python bench/results/gpu-2026-12-04-session16/memo_estimate.py 18
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from deltamatch.bench.rmat import rmat_edges  # noqa: E402
+
+
+def csr(edges: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, dst) of the simple undirected graph of `edges`, rows sorted."""
+    a = np.concatenate([edges[:, 0], edges[:, 1]])
+    b = np.concatenate([edges[:, 1], edges[:, 0]])
+    keys = np.unique(a * n + b)
+    src, dst = keys // n, keys % n
+    ptr = np.zeros(n + 1, np.int64)
+    np.add.at(ptr, src + 1, 1)
+    return np.cumsum(ptr), dst
+
+
+@numba.njit
+def common(ptr, dst, u, v):
+    out = []
+    i, j = ptr[u], ptr[v]
+    while i < ptr[u + 1] and j < ptr[v + 1]:
+        if dst[i] < dst[j]:
+            i += 1
+        elif dst[i] > dst[j]:
+            j += 1
+        else:
+            out.append(dst[i])
+            i += 1
+            j += 1
+    return out
+
+
+@numba.njit
+def pair_work(ptr, dst, batch, n):
+    """(pairs without a memo, pairs over distinct m3, (m2, m3) entries)."""
+    deg = ptr[1:] - ptr[:-1]
+    walked = 0
+    memo = 0
+    entries = 0
+    seen = np.full(n, -1, np.int64)
+    for t in range(2 * batch.shape[0]):
+        m0 = batch[t % batch.shape[0], t // batch.shape[0]]
+        m1 = batch[t % batch.shape[0], 1 - t // batch.shape[0]]
+        for m2 in common(ptr, dst, m0, m1):
+            for i in range(ptr[m2], ptr[m2 + 1]):
+                m3 = dst[i]
+                if m3 in (m0, m1):
+                    continue
+                pairs = min(deg[m0], deg[m3])
+                walked += pairs
+                entries += 1
+                if seen[m3] != t:
+                    seen[m3] = t
+                    memo += pairs
+    return walked, memo, entries
+
+
+def main() -> None:
+    scale = int(sys.argv[1]) if len(sys.argv) > 1 else 18
+    edges = rmat_edges(scale).astype(np.int64)
+    n = 1 << scale
+    cut = int(0.9 * edges.shape[0])
+    ptr, dst = csr(edges[: cut + 1000], n)
+    t = time.perf_counter()
+    walked, memo, entries = pair_work(ptr, dst, edges[cut : cut + 1000], n)
+    print(f"rmat {scale}: pairs now {walked:.3e}, memo {memo:.3e} + multiplicity pass {entries:.3e}: "
+          f"ratio {walked / (memo + entries):.1f}x ({time.perf_counter() - t:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
