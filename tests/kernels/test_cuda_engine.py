@@ -314,7 +314,7 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
 
 
 def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below PAIR_TABLE_MIN_PAIRS the batch gets no pair table and its runs the build that searches
+    """Below PAIR_TABLE_MIN_PAIRS the batch gets no pair table, and its runs take the build that searches
     the partner lists instead: the same counts."""
     from deltamatch.kernels import cuda_engine
 
