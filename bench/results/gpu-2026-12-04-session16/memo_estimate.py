@@ -52,27 +52,30 @@ def common(ptr, dst, u, v):
 
 @numba.njit
 def pair_work(ptr, dst, batch, n):
-    """(pairs without a memo, pairs over distinct m3, (m2, m3) entries)."""
+    """Per task: (pairs without a memo, pairs over its distinct m3, (m2, m3) entries, distinct m3,
+    level-2 vertices)."""
     deg = ptr[1:] - ptr[:-1]
-    walked = 0
-    memo = 0
-    entries = 0
+    tasks = 2 * batch.shape[0]
+    out = np.zeros((5, tasks), np.int64)
     seen = np.full(n, -1, np.int64)
-    for t in range(2 * batch.shape[0]):
+    for t in range(tasks):
         m0 = batch[t % batch.shape[0], t // batch.shape[0]]
         m1 = batch[t % batch.shape[0], 1 - t // batch.shape[0]]
-        for m2 in common(ptr, dst, m0, m1):
+        level2 = common(ptr, dst, m0, m1)
+        out[4, t] = len(level2)
+        for m2 in level2:
             for i in range(ptr[m2], ptr[m2 + 1]):
                 m3 = dst[i]
                 if m3 in (m0, m1):
                     continue
                 pairs = min(deg[m0], deg[m3])
-                walked += pairs
-                entries += 1
+                out[0, t] += pairs
+                out[2, t] += 1
                 if seen[m3] != t:
                     seen[m3] = t
-                    memo += pairs
-    return walked, memo, entries
+                    out[1, t] += pairs
+                    out[3, t] += 1
+    return out
 
 
 def main() -> None:
@@ -82,9 +85,14 @@ def main() -> None:
     cut = int(0.9 * edges.shape[0])
     ptr, dst = csr(edges[: cut + 1000], n)
     t = time.perf_counter()
-    walked, memo, entries = pair_work(ptr, dst, edges[cut : cut + 1000], n)
-    print(f"rmat {scale}: pairs now {walked:.3e}, memo {memo:.3e} + multiplicity pass {entries:.3e}: "
-          f"ratio {walked / (memo + entries):.1f}x ({time.perf_counter() - t:.1f} s)")
+    walked, memo, entries, distinct, level2 = pair_work(ptr, dst, edges[cut : cut + 1000], n)
+    widest = int((ptr[1:] - ptr[:-1]).max())
+    print(f"rmat {scale}: pairs now {walked.sum():.3e}, memo {memo.sum():.3e} + multiplicity pass "
+          f"{entries.sum():.3e}: ratio {walked.sum() / (memo.sum() + entries.sum()):.1f}x "
+          f"({time.perf_counter() - t:.1f} s)")
+    print(f"per task: level 2 at most {level2.max()}, entries at most {entries.max():.3e} "
+          f"({100 * entries.max() / entries.sum():.1f}% of all), distinct m3 at most {distinct.max()}, "
+          f"beyond the widest row ({widest}) in {int((distinct > widest).sum())} of {distinct.size} tasks")
 
 
 if __name__ == "__main__":
