@@ -249,6 +249,7 @@ BALANCES = {
     "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
+    "memo": engine.Balance(last_memo=True),  # all and memo plans' last level once per task (match_memo)
 }
 
 
@@ -575,7 +576,8 @@ def main() -> int:
         "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
         "but the pair loop's window), noswap (all but the reversed seeds), nohubfirst (all but a matched "
         "hub's bitmap first), nopairhash (all but the batch's pair table), nolistchecks (all but a pair "
-        "list's checks made once), nodriveshort (all but a short row walked for a long base set). 'all' "
+        "list's checks made once), nodriveshort (all but a short row walked for a long base set), memo (all "
+        "and the memo plans' last level sized once per task and vertex). 'all' "
         "always runs first; named here it runs again after the others: "
         "the first run of a batch of 1,000 read 10-30%% slower than later ones (docs/GPU.md, session 15). "
         "Batches with deletions run no ablation: their removal side is counted before the update",

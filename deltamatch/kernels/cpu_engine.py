@@ -24,6 +24,7 @@ from deltamatch.kernels.plan_table import (
     GraphView,
     PlanTable,
     TaskList,
+    memo_plans,
     reverses_seed,
 )
 from deltamatch.kernels.sorted_rows import contains, lower_bound
@@ -1129,26 +1130,6 @@ def level2_shared(plans: PlanTable) -> np.ndarray:
     if plans.k < 4 or level2.shape[0] < 2 or not level2.all():
         return np.zeros(plans.order.shape[0], dtype=np.int8)
     return level2.astype(np.int8)
-
-
-def memo_plans(plans: PlanTable) -> np.ndarray:
-    """Per plan (int8): 1 when counting may end its tasks by `_memo_count`, else 0.
-
-    That is an edge-induced plan with k >= 5 ending LAST_EACH whose last level draws from
-    adjacency rows (no base set), is adjacent to position k-2 with no bound on it, and has its
-    other neighbours and bounds among the seed positions 0, 1: its set is then a function of
-    m[k-2] for the whole task, while k-2 runs for several prefixes m[2 .. k-3].
-    """
-    memos = np.zeros(plans.order.shape[0], dtype=np.int8)
-    k = plans.k
-    if plans.induced or k < 5:
-        return memos
-    last = k - 1
-    for p in range(memos.shape[0]):
-        conn, cmp = plans.conn[p, last], plans.cmp[p, last]
-        memos[p] = (plans.last_two[p] == LAST_EACH and plans.base[p, last] < 0 and conn[k - 2] == 1
-                    and cmp[k - 2] == 0 and not conn[2:k - 2].any() and not cmp[2:k - 2].any())
-    return memos
 
 
 def fused_plans(plans: PlanTable) -> np.ndarray:

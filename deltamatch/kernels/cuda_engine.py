@@ -32,6 +32,7 @@ from deltamatch.kernels.plan_table import (
     TaskList,
     empty_batch,
     kept_last_levels,
+    memo_plans,
 )
 
 KERNEL_DIR = Path(__file__).resolve().parent
@@ -190,6 +191,8 @@ class DevicePlans:
     swaps: bool  # whether any plan's seed_swap is set
     iso_masks: Any  # int64[labellings]
     kept_j: Any  # int32[plans]: plan_table.kept_last_levels
+    memo: Any  # int32[plans]: plan_table.memo_plans
+    memos: bool  # whether any plan is a memo plan
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,7 +239,8 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(_per_position(plans.base).ravel()),
                        cp.asarray(plans.last_two.astype(np.int32)),
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
-                       cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)))
+                       cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)),
+                       cp.asarray(memo_plans(plans).astype(np.int32)), bool(memo_plans(plans).any()))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -331,6 +335,11 @@ class Balance:
     drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
+    last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
+    roof-edge plans) run in a launch of their own (match.cu's match_memo), each sizing its last
+    level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
+    CPU engine's last_memo does; not deferred and not shared.  Off by default: not yet run on a
+    device (docs/GPU.md, session 16).
     """
 
     heavy_first: bool = True
@@ -347,6 +356,7 @@ class Balance:
     pair_hash: bool = True
     list_checks: bool = True
     drive_short: bool = True
+    last_memo: bool = False
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -362,6 +372,9 @@ class Balance:
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
+# The least scratch width of a memo run: its table is flushed 32 keys (a warp step) before it holds
+# `width` (match.cu: memo_add).
+MEMO_MIN_WIDTH = 32
 # The fewest changed pairs for which a batch gets a pair table (Balance.pair_hash).
 PAIR_TABLE_MIN_PAIRS = 10_000
 # Deferred chunks per resident warp when the chunk size is automatic (64: docs/GPU.md, session 13)
@@ -441,10 +454,12 @@ SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' c
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
 
-def scratch_ints(width: int, k: int) -> int:
-    """int32 slots one warp's scratch takes (match.cu: warp_scratch)."""
+def scratch_ints(width: int, k: int, memo: bool = False) -> int:
+    """int32 slots one warp's scratch takes (match.cu: warp_scratch), with the memo's table (a power
+    of two of at least 2 * width keys and as many multiplicities) and a flush's keys and weights."""
     slots = (width * max(k - 2, 0) + 1) // 2 * 2
-    return slots + 4 * width + 2
+    table = 1 << max(1, (2 * width - 1).bit_length())
+    return slots + 4 * width + 2 + (2 * table + 2 * width if memo else 0)
 
 
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
@@ -736,9 +751,10 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
               check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
               out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
               balance: Balance = Balance(), stats: KernelStats | None = None,
-              budget_s: float | None = None) -> int:
+              budget_s: float | None = None, memo: bool = False) -> int:
     """match_tasks over tasks [first, last) (phase 0), then over the chunks of the tasks it deferred
-    (phase 1, counting only); returns the matches found.
+    (phase 1, counting only); returns the matches found.  `memo`: the tasks are all of memo plans,
+    counted by match_memo in one launch (`Balance.last_memo`).
 
     Raises DeadlineExceeded when `budget_s` ran out, EngineError when a listing disagrees with
     `expect`.
@@ -752,14 +768,17 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         width = max(1, graph.max_degree)
     else:
         width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
-    per_warp = scratch_ints(width, plans.k)
+    if memo:
+        width = max(width, MEMO_MIN_WIDTH)
+    per_warp = scratch_ints(width, plans.k, memo)
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
     flat = plans.k == 3 and balance.unroll and out is None
-    shared = plans.k >= 4 and balance.unroll and balance.steal and out is None
+    shared = plans.k >= 4 and balance.unroll and balance.steal and out is None and not memo
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
+    function = "match_memo" if memo else function
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
-    defer = balance.split and out is None and plans.k >= 4
+    defer = balance.split and out is None and plans.k >= 4 and not memo
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
                     balance, stats, _deadline(budget_s), width,
@@ -821,15 +840,50 @@ def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance, host_tasks:
     return heavy_first(graph, tasks, host_tasks if isinstance(host_tasks, TaskList) else None)
 
 
+def _memo_parts(plans: DevicePlans, tasks: DeviceTasks, balance: Balance) -> list[tuple[Any, bool]]:
+    """The tasks' indices (None: all of them) each counting launch takes, and whether it is the memo's
+    (`Balance.last_memo`: the tasks of memo plans apart from the rest)."""
+    if not (balance.last_memo and balance.unroll and plans.memos and tasks.plan is not None):
+        return [(None, False)]
+    cp = cupy()
+    memo = plans.memo[tasks.plan] != 0
+    return [(cp.flatnonzero(~memo), False), (cp.flatnonzero(memo), True)]
+
+
+def _take(tasks: DeviceTasks, index) -> DeviceTasks:
+    return DeviceTasks(*(None if a is None else a[index] for a in tasks))
+
+
+def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
+                 host_tasks: TaskList | DeviceTasks, balance: Balance, stats: KernelStats | None,
+                 budget_s: float | None) -> int:
+    """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`); fills
+    `counts` (optional) per task and returns the total."""
+    cp = cupy()
+    total = 0
+    for index, memo in _memo_parts(p, t, balance):
+        part, part_counts, order_by = t, counts, host_tasks
+        if index is not None:
+            part = order_by = _take(t, index)
+            part_counts = None if counts is None else cp.zeros(part.size, dtype=cp.int64)
+        if part.size == 0:
+            continue
+        perm = _order(g, part, balance, order_by)
+        total += run_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
+                           stats=stats, budget_s=budget_s, memo=memo)
+        if index is not None and counts is not None:
+            counts[index] = part_counts
+    return total
+
+
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
                 stats: KernelStats | None = None, budget_s: float | None = None) -> np.ndarray:
     """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`."""
-    cp = cupy()
-    g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
-    counts = cp.zeros(t.size, dtype=cp.int64)
-    run_match(g, p, t, device_batch(batch), check_other, counts=counts, perm=_order(g, t, balance, tasks),
-              balance=balance, stats=stats, budget_s=budget_s)
+    t = device_tasks(tasks)
+    counts = cupy().zeros(t.size, dtype=cupy().int64)
+    _count_parts(device_graph(graph), _plans(plans), t, device_batch(batch), check_other, counts, tasks,
+                 balance, stats, budget_s)
     return counts.get()
 
 
@@ -837,9 +891,8 @@ def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
                 stats: KernelStats | None = None, budget_s: float | None = None) -> int:
     """The sum of `count_tasks` without per-task counts (static counting)."""
-    g, p, t = device_graph(graph), _plans(plans), device_tasks(tasks)
-    return run_match(g, p, t, device_batch(batch), check_other, perm=_order(g, t, balance, tasks),
-                     balance=balance, stats=stats, budget_s=budget_s)
+    return _count_parts(device_graph(graph), _plans(plans), device_tasks(tasks), device_batch(batch),
+                        check_other, None, tasks, balance, stats, budget_s)
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,

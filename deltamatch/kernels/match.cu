@@ -186,6 +186,17 @@ struct WarpState {
     // registers, which match_tasks and match_shared would spill.
     int cursor;
     ListChecks list;
+    // The warp's memo (match_memo; here rather than in registers, which the kernel would spill):
+    // its table's keys and multiplicities (2^memo_bits each), a flush's distinct keys and weights
+    // (memo_limit each), the keys it holds and whether it has been cleared yet.
+    int* memo_keys;
+    int* memo_mult;
+    int* memo_C;
+    int* memo_W;
+    int memo_bits;
+    int memo_limit;
+    int memo_n;
+    int memo_ready;
 };
 
 // Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
@@ -677,6 +688,7 @@ struct PairList {
     const int* const* src;
     const dm_i64* S;
     int n;
+    const int* W;  // the memo's weights (match_memo): a match of pair f counts W[i] times
 };
 
 // The candidate owning pair f: the i with S[i] <= f < S[i+1], searched from candidate `lo` on
@@ -766,12 +778,13 @@ __device__ __forceinline__ Checks pair_checks(const ListChecks& lc, int dw) {
 
 // The matches among pairs [0, total) of the list (same on every lane): all of them, or (`rec`: a
 // list on the board) pieces of DM_CLAIM pairs claimed with its atomic counter until none is left.
-// One loop for both, so that the claims cost no registers beyond the pair loop's own.
-template <bool CG>
+// One loop for both, so that the claims cost no registers beyond the pair loop's own.  MEMO: a memo's
+// list (memo_flush), whose pairs weigh W and whose last level is not told apart from the middle
+// positions' vertices here (memo_add takes them out).
+template <bool CG, bool MEMO = false>
 __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane, const PairList& pl,
                               dm_u64* rec, dm_i64 total, Stats& st) {
     const int l = c.k - 2;
-    const int last = c.k - 1;
     dm_u64 found = 0;
     dm_i64 f0 = 0;
     dm_i64 stop = rec != nullptr ? 0 : total;
@@ -779,6 +792,9 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
         s.cursor = 0;
 #if DM_LIST_CHECKS
         s.list = list_checks(c, s, p);
+        if (MEMO) {
+            s.list.ch.distinct &= 3;
+        }
 #endif
     }
     __syncwarp();
@@ -819,13 +835,21 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
             const Checks ch = pair_checks(s.list, lm.d0);
 #else
             int anchor;
-            const Checks ch = level_checks(c, s, lm, p, last, c.base[p * DM_MAX_K + last], anchor);
+            const int last = c.k - 1;
+            Checks ch = level_checks(c, s, lm, p, last, c.base[p * DM_MAX_K + last], anchor);
+            if (MEMO) {
+                ch.distinct &= 3;
+            }
 #endif
             const int x = load<CG>(load<CG>(pl.src + i) + (f - load<CG>(pl.S + i)));
             st.scanned++;
             ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
         }
-        found += __popc(__ballot_sync(DM_FULL_MASK, ok));
+        if constexpr (MEMO) {
+            found += __reduce_add_sync(DM_FULL_MASK, ok ? (unsigned)pl.W[i] : 0u);
+        } else {
+            found += __popc(__ballot_sync(DM_FULL_MASK, ok));
+        }
         if (lane == 0) {
             st.steps++;
         }
@@ -873,42 +897,51 @@ __device__ void unpublish(dm_u64* rec, int lane) {
     __syncwarp();
 }
 
+// The pair list of candidates C[0, n) of level l = k-2 (their last-level sources) in the warp's
+// scratch (`src_of`, `S`), leaving out (`skip`) those matched since their hoisted set was built;
+// returns its pair count (same on every lane).
+__device__ dm_i64 pair_list(const Ctx& c, const WarpState& s, int p, int lane, const int* C, int n, bool skip,
+                            const int** src_of, dm_i64* S, Stats& st) {
+    const int l = c.k - 2;
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    dm_i64 carry = 0;
+    if (lane == 0) {
+        S[0] = 0;
+    }
+    for (int i0 = 0; i0 < n; i0 += 32) {
+        const int i = i0 + lane;
+        dm_i64 len = 0;
+        const int* from = nullptr;
+        if (i < n) {
+            const int w = C[i];
+            if (!(skip && matched_between(s, dep_l + 1, l, w))) {
+                const LaneMatch lm = lane_match(c, l, w, -1, 0);
+                const Source sc = level_source<false>(c, s, lm, p, c.k - 1, st);
+                len = sc.hi - sc.lo;
+                from = sc.src + sc.lo;
+            }
+        }
+        const dm_i64 incl = dm_warp_scan(len);
+        if (i < n) {
+            src_of[i] = from;
+            S[i + 1] = carry + incl;
+        }
+        carry += __shfl_sync(DM_FULL_MASK, incl, 31);
+    }
+    __syncwarp();
+    return carry;
+}
+
 // Counting, LAST_EACH with unrolling: the pairs of candidates C[a, e) of level l = k-2 as a PairList
 // built in the warp's scratch (`src_of`, `S`), counted by this warp alone or, when long enough,
 // shared.
 __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e,
                              const int** src_of, dm_i64* S, Stats& st) {
     const int l = c.k - 2;
-    const int last = c.k - 1;
-    const int dep_l = c.dep[p * DM_MAX_K + l];
-    const bool skip = dep_l < l - 1;
-    const int* C = s.set[l];
-    dm_i64 carry = 0;
-    if (lane == 0) {
-        S[0] = 0;
-    }
-    for (int i = a; i < e; i += 32) {
-        const int idx = i + lane;
-        dm_i64 len = 0;
-        const int* from = nullptr;
-        if (idx < e) {
-            const int w = C[idx];
-            if (!(skip && matched_between(s, dep_l + 1, l, w))) {
-                const LaneMatch lm = lane_match(c, l, w, -1, 0);
-                const Source sc = level_source<false>(c, s, lm, p, last, st);
-                len = sc.hi - sc.lo;
-                from = sc.src + sc.lo;
-            }
-        }
-        const dm_i64 incl = dm_warp_scan(len);
-        if (idx < e) {
-            src_of[idx - a] = from;
-            S[idx - a + 1] = carry + incl;
-        }
-        carry += __shfl_sync(DM_FULL_MASK, incl, 31);
-    }
-    __syncwarp();
-    const PairList pl = {C + a, src_of, S, e - a};
+    const bool skip = c.dep[p * DM_MAX_K + l] < l - 1;
+    const int* C = s.set[l] + a;
+    const dm_i64 carry = pair_list(c, s, p, lane, C, e - a, skip, src_of, S, st);
+    const PairList pl = {C, src_of, S, e - a, nullptr};
     dm_u64* rec = c.share > 0 && carry >= c.share ? publish(c, s, p, r, lane, pl, carry, st) : nullptr;
     const dm_u64 found = count_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
     if (rec != nullptr) {
@@ -983,6 +1016,7 @@ __device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, 
     const int p = (int)(unsigned)plan;
     const int r = (int)(unsigned)(plan >> 32);
     PairList pl;
+    pl.W = nullptr;
     pl.C = (const int*)__ldcg(rec + DM_B_C);
     pl.src = (const int* const*)__ldcg(rec + DM_B_SRC);
     pl.S = (const dm_i64*)__ldcg(rec + DM_B_S);
@@ -1128,28 +1162,179 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
 }
 
 // Per-warp scratch: one slot of `width` ints per level 2 .. k-1 (rounded up to even), then the pair
-// list's `width` source pointers and `width` + 1 pair offsets (PairList): cuda_engine.scratch_ints.
+// list's `width` source pointers and `width` + 1 pair offsets (PairList) and, with a memo, its
+// table's keys and multiplicities (2^memo_bits >= 2 * width each) and the `width` distinct keys and
+// weights of a flush (set in the warp's state by lane 0): cuda_engine.scratch_ints.
 struct Scratch {
     int* slot[DM_MAX_K];
     const int** src_of;
     dm_i64* S;
 };
 
-__device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp) {
+__device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, bool memo, WarpState& s,
+                                int lane) {
     Scratch sc;
     const dm_i64 slots = (width * (k - 2) + 1) & ~(dm_i64)1;  // even, so the 8-byte arrays align
-    int* mine = scratch + warp * (slots + 4 * width + 2);
+    int bits = 1;
+    while (((dm_i64)1 << bits) < 2 * width) {
+        ++bits;
+    }
+    const dm_i64 memo_ints = memo ? 2 * ((dm_i64)1 << bits) + 2 * width : 0;
+    int* mine = scratch + warp * (slots + 4 * width + 2 + memo_ints);
     for (int l = 0; l < DM_MAX_K; ++l) {
         sc.slot[l] = l >= 2 && l < k ? mine + (l - 2) * width : nullptr;
     }
     dm_i64* tail = (dm_i64*)(mine + slots);
     sc.src_of = (const int**)tail;
     sc.S = tail + width;
+    if (lane == 0) {
+        s.memo_bits = bits;
+        s.memo_limit = (int)width;
+        s.memo_keys = memo ? mine + slots + 4 * width + 2 : nullptr;
+        s.memo_mult = memo ? s.memo_keys + ((dm_i64)1 << bits) : nullptr;
+        s.memo_C = memo ? s.memo_mult + ((dm_i64)1 << bits) : nullptr;
+        s.memo_W = memo ? s.memo_C + width : nullptr;
+        s.memo_ready = 0;
+        s.memo_n = 0;
+    }
+    __syncwarp();
     return sc;
 }
 
+// Counting memo plans (match_memo; Balance.last_memo, off by default: not yet run on a device).
+// The last level's set S(w) of a memo plan (plan_table.memo_plans) depends on the seed and w = m[k-2]
+// alone, while k-2 runs for every prefix m[2 .. k-3] of a task, so a hub's neighbours are met again
+// and again: the house's roof-edge plans walked 13.7x the pairs they need on RMAT-18 (docs/GPU.md,
+// session 16).  As the CPU engine's _memo_count, but kept per task: every w that a prefix gives level
+// k-2 goes into the warp's table (w -> prefixes that gave it), and the table is counted as one pair
+// list whose pairs weigh as many prefixes (|S(w) minus m[0], m[1]| once per distinct w); a prefix's
+// own vertices m[2 .. k-3] that lie in S(w) are taken out as it goes.  A table that reaches
+// `memo_limit` distinct keys (a load of 1/2) is counted and cleared.  The host runs such tasks in a
+// launch of their own, not deferred (chunks of level 2 would share nothing) and not shared.
+
+// Whether x, a vertex of the match, passes the last level's tests against the seed positions 0 and 1
+// (rows, distinctness, changed-pair ranks, bounds): then it lies in S(w) for every w it is adjacent to
+// by a pair that is not changed below rank r (the CPU engine's _in_seed_part).
+__device__ bool in_seed_part(const Ctx& c, const WarpState& s, int p, int r, int x, Stats& st) {
+    const int last = c.k - 1;
+    const int at = p * DM_MAX_K + last;
+    int conn;
+    Checks ch = plan_checks(c, p, last, -1, conn);
+    ch.rows &= 3;
+    ch.minus &= 3;
+    ch.distinct &= 3;
+    ch.ranked &= 3;
+    for (int j = 0; j < 2; ++j) {
+        if ((((c.lt[at] >> j) & 1) && x >= s.m[j]) || (((c.gt[at] >> j) & 1) && x <= s.m[j])) {
+            return false;
+        }
+    }
+    return passes(c, s, lane_match(c, -1, 0, -1, 0), ch, r, x, st);
+}
+
+// Adds w to the warp's table.
+__device__ __forceinline__ void memo_insert(WarpState& s, int w) {
+    const unsigned mask = (1u << s.memo_bits) - 1;
+    unsigned h = (unsigned)(((dm_u64)(unsigned)w * 0x9E3779B97F4A7C15ull) >> (64 - s.memo_bits));
+    while (true) {
+        const int prev = atomicCAS(s.memo_keys + h, -1, w);
+        if (prev == -1 || prev == w) {
+            atomicAdd(s.memo_mult + h, 1);
+            if (prev == -1) {
+                atomicAdd(&s.memo_n, 1);
+            }
+            return;
+        }
+        h = (h + 1) & mask;
+    }
+}
+
+// Counts the table (one weighted pair list of its distinct keys) and clears it; returns the matches.
+__device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, const Scratch& sc, int p, int r, int lane, Stats& st) {
+    const int cap = 1 << s.memo_bits;
+    int* keys = s.memo_keys;
+    int* mult = s.memo_mult;
+    int n = 0;
+    for (int h0 = 0; h0 < cap; h0 += 32) {
+        const int h = h0 + lane;
+        const int key = h < cap ? __ldcg(keys + h) : -1;  // written by atomics: read from L2
+        const unsigned used = __ballot_sync(DM_FULL_MASK, key >= 0);
+        if (key >= 0) {
+            const int at = n + __popc(used & dm_lanemask_lt());
+            s.memo_C[at] = key;
+            s.memo_W[at] = __ldcg(mult + h);
+            keys[h] = -1;
+            mult[h] = 0;
+        }
+        n += __popc(used);
+    }
+    __syncwarp();
+    if (lane == 0) {
+        s.memo_n = 0;
+    }
+    __syncwarp();
+    if (n == 0) {
+        return 0;
+    }
+    const dm_i64 total = pair_list(c, s, p, lane, s.memo_C, n, false, sc.src_of, sc.S, st);
+    const PairList pl = {s.memo_C, sc.src_of, sc.S, n, s.memo_W};
+    return count_pairs<false, true>(c, s, p, r, lane, pl, nullptr, total, st);
+}
+
+// Puts the current prefix's level k-2 set, from member `from` on, into the table until it is done or
+// the table is nearly full (advancing `from`), and returns how many completions of those members
+// would reuse the prefix's vertices m[2 .. k-3]: the task takes them out.
+__device__ dm_u64 memo_add(const Ctx& c, WarpState& s, int p, int r, int lane, int& from, Stats& st) {
+    const int l = c.k - 2;
+    if (!s.memo_ready) {  // the warp's first memo task: its scratch holds whatever was there
+        for (int h = lane; h < (1 << s.memo_bits); h += 32) {
+            s.memo_keys[h] = -1;
+            s.memo_mult[h] = 0;
+        }
+        __syncwarp();
+        if (lane == 0) {
+            s.memo_ready = 1;
+        }
+        __syncwarp();
+    }
+    // The middle vertices in the seed part of S: in S(w) for every w where level l is adjacent to
+    // them (its own tests passed the pair), else where w is adjacent to them by an unexcluded pair.
+    const int conn_l = c.conn[p * DM_MAX_K + l];
+    const bool seed_part = lane >= 2 && lane < l && in_seed_part(c, s, p, r, s.m[lane], st);
+    const unsigned part = __ballot_sync(DM_FULL_MASK, seed_part);
+    const int always = __popc(part & conn_l);
+    const unsigned maybe = part & ~conn_l;
+    const int dep_l = c.dep[p * DM_MAX_K + l];
+    const bool skip = dep_l < l - 1;
+    const int n = s.cnt[l];
+    dm_u64 inside = 0;
+    for (; from < n && s.memo_n <= s.memo_limit - 32; from += 32) {
+        const int i = from + lane;
+        const int w = i < n ? s.set[l][i] : -1;
+        if (w >= 0 && !(skip && matched_between(s, dep_l + 1, l, w))) {
+            inside += always;
+            for (unsigned bits = maybe; bits != 0; bits &= bits - 1) {
+                const int j = __ffs(bits) - 1;
+                if (adjacent_to_matched(c, w, c.deg[w], s.m[j], s.mdeg[j], s.moff[j], st)) {
+                    const int rank = r >= 0 ? batch_rank(c, w, s.m[j]) : -1;
+                    inside += rank < 0 || rank >= r;
+                }
+            }
+            memo_insert(s, w);
+            st.scanned++;
+        }
+        if (lane == 0) {
+            st.steps++;
+        }
+        __syncwarp();
+    }
+    return dm_warp_sum(inside);
+}
+
 // The matches of one task extended from level 2, whose set is s.set[2] (size s.cnt[2]), over its
-// candidates [a, e).  Counting (out == nullptr) or listing rows from `base`.
+// candidates [a, e).  Counting (out == nullptr) or listing rows from `base`; MEMO: counting a memo
+// plan's task through the warp's memo.
+template <bool MEMO>
 __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, int r, int lane, int a, int e,
                           int* out, dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool listing = out != nullptr;
@@ -1193,9 +1378,23 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
         ++l;
         prepare_level(c, s, p, l, r, lane, sc.slot[l], st);
         if (!listing && l == c.k - 2) {
+            if constexpr (MEMO) {
+                for (int from = 0;;) {
+                    total -= memo_add(c, s, p, r, lane, from, st);  // mod 2^64: the task's sum counts
+                    if (from >= s.cnt[l]) {
+                        break;
+                    }
+                    total += memo_flush(c, s, sc, p, r, lane, st);
+                }
+                --l;
+                continue;
+            }
             total += finish_last_two(c, s, p, r, lane, 0, s.cnt[l], sc.slot[c.k - 1], sc.src_of, sc.S, st);
             --l;
         }
+    }
+    if (MEMO && s.memo_n > 0) {
+        total += memo_flush(c, s, sc, p, r, lane, st);
     }
     return total;
 }
@@ -1344,10 +1543,10 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 // their own tasks, which idle warps wait for while they join lists.  With sharing, counts[t] must
 // start at zero (matches are added to it).
 // FLAT runs every grabbed task through the flat task loop (flat_tasks); only SHARE shares work.
-template <bool FLAT, bool SHARE>
+template <bool FLAT, bool SHARE, bool MEMO = false>
 __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
-    if constexpr (SHARE) {
-        out = nullptr;  // sharing counts only: the listing code and its registers compile out
+    if constexpr (SHARE || MEMO) {
+        out = nullptr;  // sharing and the memo count only: the listing code and its registers compile out
     }
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
@@ -1397,7 +1596,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         }
     }
     __syncwarp();
-    const Scratch sc = warp_scratch(scratch, width, k, warp);
+    const Scratch sc = warp_scratch(scratch, width, k, warp, MEMO, s, lane);
     Stats st = {};
     dm_u64 mine = 0;
     dm_u64 ran = 0;
@@ -1449,7 +1648,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                             s.cnt[2] = defer_len[e];
                         }
                         __syncwarp();
-                        found = descend(c, s, sc, p, r, lane, chunk_lo[j], chunk_hi[j], nullptr, 0, 0, 0, st);
+                        found = descend<MEMO>(c, s, sc, p, r, lane, chunk_lo[j], chunk_hi[j], nullptr, 0, 0, 0, st);
                     } else {
                         prepare_level(c, s, p, 2, r, lane, sc.slot[2], st);
                         const int n2 = s.cnt[2];
@@ -1477,7 +1676,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                             }
                         }
                         if (!moved) {
-                            found = descend(c, s, sc, p, r, lane, 0, n2, out, row0, win_lo, win_hi, st);
+                            found = descend<MEMO>(c, s, sc, p, r, lane, 0, n2, out, row0, win_lo, win_hi, st);
                         }
                     }
                 }
@@ -1551,6 +1750,12 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
 // match_tasks with work sharing, counting only, compiled apart so that match_tasks carries none of it.
 extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_shared(DM_MATCH_PARAMS) {
     match_body<false, true>(DM_MATCH_ARGS);
+}
+
+// match_tasks for counting the tasks of memo plans through the warp's memo (memo_add): the host sends
+// only such tasks, with no deferral and no sharing, and scratch for the memo (cuda_engine.scratch_ints).
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_memo(DM_MATCH_PARAMS) {
+    match_body<false, false, true>(DM_MATCH_ARGS);
 }
 
 // match_tasks for counting k = 3 tasks with unrolling (flat_tasks), compiled apart so that the

@@ -155,6 +155,27 @@ def is_edge_induced_diamond(plans: PlanTable) -> bool:
     return plans.k == 4 and not plans.induced and int(plans.conn[0].sum()) == 10
 
 
+def memo_plans(plans: PlanTable) -> np.ndarray:
+    """Per plan (int8): 1 when counting may size its last level once per task and level-(k-2)
+    vertex (the CPU engine's `_memo_count`; match.cu's memo, DM_LAST_MEMO), else 0.
+
+    That is an edge-induced plan with k >= 5 ending LAST_EACH whose last level draws from
+    adjacency rows (no base set), is adjacent to position k-2 with no bound on it, and has its
+    other neighbours and bounds among the seed positions 0, 1: its set is then a function of
+    m[k-2] for the whole task, while k-2 runs for several prefixes m[2 .. k-3].
+    """
+    memos = np.zeros(plans.order.shape[0], dtype=np.int8)
+    k = plans.k
+    if plans.induced or k < 5:
+        return memos
+    last = k - 1
+    for p in range(memos.shape[0]):
+        conn, cmp = plans.conn[p, last], plans.cmp[p, last]
+        memos[p] = (plans.last_two[p] == LAST_EACH and plans.base[p, last] < 0 and conn[k - 2] == 1
+                    and cmp[k - 2] == 0 and not conn[2:k - 2].any() and not cmp[2:k - 2].any())
+    return memos
+
+
 KEPT_LAST_SIZES = (4,)  # pattern sizes whose plans read last levels from kept triangles (kept_last_levels)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from deltamatch.bench.rmat import rmat_edges
 from deltamatch.kernels import cpu_engine
-from deltamatch.kernels.plan_table import TaskList
+from deltamatch.kernels.plan_table import TaskList, memo_plans
 from deltamatch.kernels.reference import reference_matches
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import compile_plans, per_edge_plans, shared_plans, static_plan
@@ -347,18 +347,6 @@ def test_fuse_last_keeps_every_task_count_with_many_batch_partners(name):
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
 
 
-def test_memo_plans_are_the_plans_whose_last_level_depends_on_k_minus_2_and_the_seed_only():
-    house, cycle = parse_pattern("house"), parse_pattern("5-cycle")
-    assert cpu_engine.memo_plans(compile_plans(house, shared_plans(house))).tolist() == [0, 0, 1, 0, 0, 1]
-    assert cpu_engine.memo_plans(compile_plans(cycle, shared_plans(cycle))).tolist() == [1]
-    for name in ("house", "5-cycle"):  # induced: every level depends on every earlier position
-        p = parse_pattern(name, induced=True)
-        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
-    for name in ("triangle", "4-cycle", "diamond", "4-clique"):
-        p = parse_pattern(name)
-        assert not cpu_engine.memo_plans(compile_plans(p, shared_plans(p))).any()
-
-
 # RMAT scale of the hub-row graph of each memo-plan pattern.  The 6-cycle's counts grow about as
 # a hub's degree cubed: RMAT-8's hubs (degree ~100) take every branch of `_memo_count`,
 # `_reverse_count` and `_seed_side` that RMAT-9's (~190) do, three to six times faster.
@@ -377,12 +365,12 @@ def test_last_memo_keeps_every_task_count_on_hub_rows(name, plans, slots, monkey
     p = parse_pattern(name)
     g, batch = _batch_setup(MEMO_SCALES[name], 8)
     table = compile_plans(p, plans(p))
-    assert cpu_engine.memo_plans(table).any()
+    assert memo_plans(table).any()
     for tasks, view in _sides(g, batch, table):
         counts, work = _switched(g, table, tasks, view, "last_memo")
         assert counts[0].sum() > 0 and np.array_equal(counts[0], counts[1])
         if slots is None:  # the memo answers repeats without reading the last level's rows
-            memo = cpu_engine.memo_plans(table)[tasks.plan] != 0
+            memo = memo_plans(table)[tasks.plan] != 0
             if not memo.all():  # else the work above is the memo tasks' already
                 _, work = _switched(g, table, tasks.take(np.flatnonzero(memo)), view, "last_memo")
             assert 2 * work[1][0] < work[0][0]

@@ -283,6 +283,9 @@ def balances():
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
+    # memo plans' tasks in a launch of their own, the rest deferred and shared; and with per-pair checks
+    out["memo"] = Balance(defer_cost=2, share_pairs=1, last_memo=True)
+    out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False, last_memo=True)
     return out
 
 
@@ -330,6 +333,31 @@ def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: 
         assert with_table.pair_keys is not None and without.pair_keys is None and without.pair_bits == 0
         np.testing.assert_array_equal(cuda_engine.count_tasks(g.view(), table, tasks, without),
                                       cuda_engine.count_tasks(g.view(), table, tasks, with_table))
+    finally:
+        g.release(view)
+
+
+@pytest.mark.parametrize("name", ["house", "5-cycle"])
+def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(name: str) -> None:
+    """Balance.last_memo: per task the CPU engine's counts, on a hub-heavy graph whose level-(k-2)
+    vertices recur across a task's prefixes, reading fewer set entries than the pair lists do."""
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
+    table = plans_of(name, False).batch
+    changed = g.internal_edges()[:60]
+    tasks = batch_tasks(table, changed, changed.shape[0], OLD)
+    view = g.batch_view(changed)
+    try:
+        want = cpu_engine.count_tasks(g.view(), table, tasks, view)
+        runs = {}
+        for memo in (False, True):
+            stats = cuda_engine.KernelStats()
+            balance = cuda_engine.Balance(last_memo=memo)
+            got = cuda_engine.count_tasks(g.view(), table, tasks, view, balance=balance, stats=stats)
+            np.testing.assert_array_equal(got, want)
+            runs[memo] = stats
+        assert want.sum() > 0 and runs[True].scanned < runs[False].scanned
     finally:
         g.release(view)
 

@@ -73,6 +73,22 @@ def test_drive_short_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_DRIVE_SHORT": "0"}) == Balance(drive_short=False)
 
 
+def test_last_memo_switch_is_off_unless_set() -> None:
+    assert not balance_from_env({}).last_memo
+    assert balance_from_env({"DELTAMATCH_GPU_LAST_MEMO": "1"}) == Balance(last_memo=True)
+
+
+def test_a_memo_run_s_scratch_holds_its_table_at_half_load_and_a_flush() -> None:
+    """Beyond a plain run's scratch: keys and multiplicities of a power-of-two table of at least twice
+    the width (the smallest such), and a flush's width keys and weights (match.cu: warp_scratch)."""
+    from deltamatch.kernels import cuda_engine
+
+    for width in (1, 32, 33, 1000):
+        extra = cuda_engine.scratch_ints(width, 5, memo=True) - cuda_engine.scratch_ints(width, 5)
+        table = (extra - 2 * width) // 2
+        assert table & (table - 1) == 0 and 2 * width <= table < 4 * width + 2
+
+
 def test_defines_name_the_builds_of_the_switches_off() -> None:
     assert Balance().defines() == ()
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
