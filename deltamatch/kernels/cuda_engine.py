@@ -233,6 +233,7 @@ def device_plans(plans: PlanTable) -> DevicePlans:
     cp = cupy()
     conn, lt, gt = plan_bits(plans)
     iso = plans.iso_masks if plans.iso_masks.shape[0] else np.zeros(1, dtype=np.int64)
+    memo = memo_plans(plans)
     return DevicePlans(plans.k, bool(plans.induced), cp.asarray(plans.order.astype(np.int32).ravel()),
                        cp.asarray(conn.ravel()), cp.asarray(lt.ravel()), cp.asarray(gt.ravel()),
                        cp.asarray(_per_position(plans.dep).ravel()),
@@ -240,7 +241,7 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(plans.last_two.astype(np.int32)),
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
                        cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)),
-                       cp.asarray(memo_plans(plans).astype(np.int32)), bool(memo_plans(plans).any()))
+                       cp.asarray(memo.astype(np.int32)), bool(memo.any()))
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -372,8 +373,12 @@ class Balance:
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
+# The distinct keys a warp's memo holds before it is counted, per unit of width (match.cu's
+# DM_MEMO_FACTOR): a host count of the RMAT-18 house kept 13.0x of the memo's 13.7x less pair work at
+# 4, 6.9x at 2, 3.1x at 1 (bench/results/gpu-2026-12-04-session16/memo_estimate.py).
+MEMO_FACTOR = 4
 # The least scratch width of a memo run: its table is flushed 32 keys (a warp step) before it holds
-# `width` (match.cu: memo_add).
+# MEMO_FACTOR * width (match.cu: memo_add).
 MEMO_MIN_WIDTH = 32
 # The fewest changed pairs for which a batch gets a pair table (Balance.pair_hash).
 PAIR_TABLE_MIN_PAIRS = 10_000
@@ -455,11 +460,13 @@ ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
 
 def scratch_ints(width: int, k: int, memo: bool = False) -> int:
-    """int32 slots one warp's scratch takes (match.cu: warp_scratch), with the memo's table (a power
-    of two of at least 2 * width keys and as many multiplicities) and a flush's keys and weights."""
+    """int32 slots one warp's scratch takes (match.cu: warp_scratch); with a memo of MEMO_FACTOR *
+    width keys, its table (a power of two of at least twice as many keys, and as many
+    multiplicities) and a flush's keys, weights, source pointers and pair offsets."""
     slots = (width * max(k - 2, 0) + 1) // 2 * 2
-    table = 1 << max(1, (2 * width - 1).bit_length())
-    return slots + 4 * width + 2 + (2 * table + 2 * width if memo else 0)
+    held = MEMO_FACTOR * width
+    table = 1 << max(1, (2 * held - 1).bit_length())
+    return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo else 0)
 
 
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
@@ -768,8 +775,8 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         width = max(1, graph.max_degree)
     else:
         width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
-    if memo:
-        width = max(width, MEMO_MIN_WIDTH)
+    if memo:  # a power of two, so that the kept scratch's layout seldom changes (memo_scratch)
+        width = 1 << (max(width, MEMO_MIN_WIDTH) - 1).bit_length()
     per_warp = scratch_ints(width, plans.k, memo)
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
@@ -780,9 +787,9 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
     defer = balance.split and out is None and plans.k >= 4 and not memo
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
+    scratch = memo_scratch(shape.warps, per_warp) if memo else cp.empty(shape.warps * per_warp, cp.int32)
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
-                    balance, stats, _deadline(budget_s), width,
-                    cp.empty(shape.warps * per_warp, dtype=cp.int32),
+                    balance, stats, _deadline(budget_s), width, scratch,
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     run.launch(function, 0, first, last, perm, shape)
     got = counters.get()  # the total and flags too: a run that deferred nothing is done
@@ -805,6 +812,25 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     if got[FLAGS] & 1:
         raise EngineError("a listing round found a different number of matches than its count")
     return int(got[TOTAL])
+
+
+# Per device, the scratch of memo runs and its per-warp size (memo_scratch).
+_MEMO_SCRATCH: dict[int, tuple[int, Any]] = {}
+
+
+def memo_scratch(warps: int, per_warp: int):
+    """Scratch of a match_memo launch: zeroed when allocated and then kept for launches of the same
+    per-warp layout, since every memo task leaves its warp's table empty (match.cu: memo_flush), so
+    that no launch clears tables of many megabytes a warp."""
+    cp = cupy()
+    device = cp.cuda.Device().id
+    layout, held = _MEMO_SCRATCH.get(device, (0, None))
+    if layout != per_warp or held.shape[0] < warps * per_warp:
+        _MEMO_SCRATCH.pop(device, None)
+        del held  # freed first: the new one may need its room
+        held = cp.zeros(warps * per_warp, dtype=cp.int32)
+        _MEMO_SCRATCH[device] = (per_warp, held)
+    return held
 
 
 def swapped_seeds(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks) -> DeviceTasks:

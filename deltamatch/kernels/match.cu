@@ -43,6 +43,8 @@
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
+// The distinct keys a warp's memo holds before it is counted, per unit of scratch width (match_memo).
+#define DM_MEMO_FACTOR 4
 
 // Statistics slots (optional `stats` array).
 #define DM_ST_SCANNED 0   // set-source entries read
@@ -187,16 +189,18 @@ struct WarpState {
     int cursor;
     ListChecks list;
     // The warp's memo (match_memo; here rather than in registers, which the kernel would spill):
-    // its table's keys and multiplicities (2^memo_bits each), a flush's distinct keys and weights
-    // (memo_limit each), the keys it holds and whether it has been cleared yet.
+    // its table's keys (w + 1; 0: empty) and multiplicities (2^memo_bits each), the slots it uses
+    // and then a flush's distinct keys, its weights and pair list (memo_limit each), and the number
+    // of keys it holds.
     int* memo_keys;
     int* memo_mult;
     int* memo_C;
     int* memo_W;
+    const int** memo_src;
+    dm_i64* memo_S;
     int memo_bits;
     int memo_limit;
     int memo_n;
-    int memo_ready;
 };
 
 // Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
@@ -1162,9 +1166,10 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
 }
 
 // Per-warp scratch: one slot of `width` ints per level 2 .. k-1 (rounded up to even), then the pair
-// list's `width` source pointers and `width` + 1 pair offsets (PairList) and, with a memo, its
-// table's keys and multiplicities (2^memo_bits >= 2 * width each) and the `width` distinct keys and
-// weights of a flush (set in the warp's state by lane 0): cuda_engine.scratch_ints.
+// list's `width` source pointers and `width` + 1 pair offsets (PairList) and, with a memo of
+// DM_MEMO_FACTOR * width keys, its table's keys and multiplicities (2^memo_bits, at least twice as
+// many, each) and a flush's keys, weights, source pointers and pair offsets (set in the warp's state
+// by lane 0): cuda_engine.scratch_ints.
 struct Scratch {
     int* slot[DM_MAX_K];
     const int** src_of;
@@ -1175,11 +1180,12 @@ __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, 
                                 int lane) {
     Scratch sc;
     const dm_i64 slots = (width * (k - 2) + 1) & ~(dm_i64)1;  // even, so the 8-byte arrays align
+    const dm_i64 held = DM_MEMO_FACTOR * width;
     int bits = 1;
-    while (((dm_i64)1 << bits) < 2 * width) {
+    while (((dm_i64)1 << bits) < 2 * held) {
         ++bits;
     }
-    const dm_i64 memo_ints = memo ? 2 * ((dm_i64)1 << bits) + 2 * width : 0;
+    const dm_i64 memo_ints = memo ? 2 * ((dm_i64)1 << bits) + 6 * held + 2 : 0;
     int* mine = scratch + warp * (slots + 4 * width + 2 + memo_ints);
     for (int l = 0; l < DM_MAX_K; ++l) {
         sc.slot[l] = l >= 2 && l < k ? mine + (l - 2) * width : nullptr;
@@ -1189,12 +1195,13 @@ __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, 
     sc.S = tail + width;
     if (lane == 0) {
         s.memo_bits = bits;
-        s.memo_limit = (int)width;
+        s.memo_limit = (int)held;
         s.memo_keys = memo ? mine + slots + 4 * width + 2 : nullptr;
         s.memo_mult = memo ? s.memo_keys + ((dm_i64)1 << bits) : nullptr;
         s.memo_C = memo ? s.memo_mult + ((dm_i64)1 << bits) : nullptr;
-        s.memo_W = memo ? s.memo_C + width : nullptr;
-        s.memo_ready = 0;
+        s.memo_W = memo ? s.memo_C + held : nullptr;
+        s.memo_src = memo ? (const int**)(s.memo_W + held) : nullptr;
+        s.memo_S = memo ? (dm_i64*)(s.memo_W + 3 * held) : nullptr;
         s.memo_n = 0;
     }
     __syncwarp();
@@ -1209,8 +1216,9 @@ __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, 
 // k-2 goes into the warp's table (w -> prefixes that gave it), and the table is counted as one pair
 // list whose pairs weigh as many prefixes (|S(w) minus m[0], m[1]| once per distinct w); a prefix's
 // own vertices m[2 .. k-3] that lie in S(w) are taken out as it goes.  A table that reaches
-// `memo_limit` distinct keys (a load of 1/2) is counted and cleared.  The host runs such tasks in a
-// launch of their own, not deferred (chunks of level 2 would share nothing) and not shared.
+// `memo_limit` distinct keys (a load of 1/2) is counted and cleared: at DM_MEMO_FACTOR times the
+// widest row it kept 13.0x of the 13.7x (1x: 3.1x; host count, session 16).  The host runs such
+// tasks in a launch of their own, not deferred (chunks of level 2 would share nothing), not shared.
 
 // Whether x, a vertex of the match, passes the last level's tests against the seed positions 0 and 1
 // (rows, distinctness, changed-pair ranks, bounds): then it lies in S(w) for every w it is adjacent to
@@ -1232,16 +1240,16 @@ __device__ bool in_seed_part(const Ctx& c, const WarpState& s, int p, int r, int
     return passes(c, s, lane_match(c, -1, 0, -1, 0), ch, r, x, st);
 }
 
-// Adds w to the warp's table.
+// Adds w to the warp's table; a slot it takes is listed in memo_C.
 __device__ __forceinline__ void memo_insert(WarpState& s, int w) {
     const unsigned mask = (1u << s.memo_bits) - 1;
     unsigned h = (unsigned)(((dm_u64)(unsigned)w * 0x9E3779B97F4A7C15ull) >> (64 - s.memo_bits));
     while (true) {
-        const int prev = atomicCAS(s.memo_keys + h, -1, w);
-        if (prev == -1 || prev == w) {
+        const int prev = atomicCAS(s.memo_keys + h, 0, w + 1);
+        if (prev == 0 || prev == w + 1) {
             atomicAdd(s.memo_mult + h, 1);
-            if (prev == -1) {
-                atomicAdd(&s.memo_n, 1);
+            if (prev == 0) {
+                s.memo_C[atomicAdd(&s.memo_n, 1)] = (int)h;
             }
             return;
         }
@@ -1249,24 +1257,17 @@ __device__ __forceinline__ void memo_insert(WarpState& s, int w) {
     }
 }
 
-// Counts the table (one weighted pair list of its distinct keys) and clears it; returns the matches.
-__device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, const Scratch& sc, int p, int r, int lane, Stats& st) {
-    const int cap = 1 << s.memo_bits;
-    int* keys = s.memo_keys;
-    int* mult = s.memo_mult;
-    int n = 0;
-    for (int h0 = 0; h0 < cap; h0 += 32) {
-        const int h = h0 + lane;
-        const int key = h < cap ? __ldcg(keys + h) : -1;  // written by atomics: read from L2
-        const unsigned used = __ballot_sync(DM_FULL_MASK, key >= 0);
-        if (key >= 0) {
-            const int at = n + __popc(used & dm_lanemask_lt());
-            s.memo_C[at] = key;
-            s.memo_W[at] = __ldcg(mult + h);
-            keys[h] = -1;
-            mult[h] = 0;
-        }
-        n += __popc(used);
+// Counts the table (one weighted pair list of its distinct keys) and clears the slots it used, so
+// that a warp's table is empty between tasks and launches (cuda_engine keeps the scratch of memo
+// runs, zeroed once); returns the matches.
+__device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, int p, int r, int lane, Stats& st) {
+    const int n = s.memo_n;
+    for (int i = lane; i < n; i += 32) {
+        const int h = s.memo_C[i];
+        s.memo_C[i] = __ldcg(s.memo_keys + h) - 1;  // written by atomics: read from L2
+        s.memo_W[i] = __ldcg(s.memo_mult + h);
+        s.memo_keys[h] = 0;
+        s.memo_mult[h] = 0;
     }
     __syncwarp();
     if (lane == 0) {
@@ -1276,8 +1277,8 @@ __device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, const Scratch& sc, int 
     if (n == 0) {
         return 0;
     }
-    const dm_i64 total = pair_list(c, s, p, lane, s.memo_C, n, false, sc.src_of, sc.S, st);
-    const PairList pl = {s.memo_C, sc.src_of, sc.S, n, s.memo_W};
+    const dm_i64 total = pair_list(c, s, p, lane, s.memo_C, n, false, s.memo_src, s.memo_S, st);
+    const PairList pl = {s.memo_C, s.memo_src, s.memo_S, n, s.memo_W};
     return count_pairs<false, true>(c, s, p, r, lane, pl, nullptr, total, st);
 }
 
@@ -1286,17 +1287,6 @@ __device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, const Scratch& sc, int 
 // would reuse the prefix's vertices m[2 .. k-3]: the task takes them out.
 __device__ dm_u64 memo_add(const Ctx& c, WarpState& s, int p, int r, int lane, int& from, Stats& st) {
     const int l = c.k - 2;
-    if (!s.memo_ready) {  // the warp's first memo task: its scratch holds whatever was there
-        for (int h = lane; h < (1 << s.memo_bits); h += 32) {
-            s.memo_keys[h] = -1;
-            s.memo_mult[h] = 0;
-        }
-        __syncwarp();
-        if (lane == 0) {
-            s.memo_ready = 1;
-        }
-        __syncwarp();
-    }
     // The middle vertices in the seed part of S: in S(w) for every w where level l is adjacent to
     // them (its own tests passed the pair), else where w is adjacent to them by an unexcluded pair.
     const int conn_l = c.conn[p * DM_MAX_K + l];
@@ -1384,7 +1374,7 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
                     if (from >= s.cnt[l]) {
                         break;
                     }
-                    total += memo_flush(c, s, sc, p, r, lane, st);
+                    total += memo_flush(c, s, p, r, lane, st);
                 }
                 --l;
                 continue;
@@ -1394,7 +1384,7 @@ __device__ dm_u64 descend(const Ctx& c, WarpState& s, const Scratch& sc, int p, 
         }
     }
     if (MEMO && s.memo_n > 0) {
-        total += memo_flush(c, s, sc, p, r, lane, st);
+        total += memo_flush(c, s, p, r, lane, st);
     }
     return total;
 }

@@ -4,7 +4,8 @@ memo of their last level, counted on the host for one RMAT batch of 1,000 insert
 A roof-edge task (m0, m1) walks level 2 = N(m0) & N(m1), level 3 = N(m2) less the seed, and ends in
 N(m0) & N(m3), whose pair list walks the shorter of the two rows.  Without a memo that is
 min(deg m0, deg m3) pairs per (m2, m3); with one, per distinct m3 of the task, plus one entry per
-(m2, m3) to count how many prefixes meet it.  Both seed orientations (plans 2 and 5).
+(m2, m3) to count how many prefixes meet it; and with a table flushed whenever it holds as many
+distinct m3 as the widest row (match_memo's per-warp table).  Both seed orientations (plans 2 and 5).
 
     .venv/bin/python bench/results/gpu-2026-12-04-session16/memo_estimate.py 18
 """
@@ -51,18 +52,23 @@ def common(ptr, dst, u, v):
 
 
 @numba.njit
-def pair_work(ptr, dst, batch, n):
+def pair_work(ptr, dst, batch, n, capacity):
     """Per task: (pairs without a memo, pairs over its distinct m3, (m2, m3) entries, distinct m3,
-    level-2 vertices)."""
+    level-2 vertices, pairs over the distinct m3 of each fill of a table flushed at `capacity`
+    distinct keys, as match_memo's per-warp table is at the graph's widest row)."""
     deg = ptr[1:] - ptr[:-1]
     tasks = 2 * batch.shape[0]
-    out = np.zeros((5, tasks), np.int64)
+    out = np.zeros((6, tasks), np.int64)
     seen = np.full(n, -1, np.int64)
+    filled = np.full(n, -1, np.int64)
+    fill = 0
     for t in range(tasks):
         m0 = batch[t % batch.shape[0], t // batch.shape[0]]
         m1 = batch[t % batch.shape[0], 1 - t // batch.shape[0]]
         level2 = common(ptr, dst, m0, m1)
         out[4, t] = len(level2)
+        fill += 1
+        held = 0
         for m2 in level2:
             for i in range(ptr[m2], ptr[m2 + 1]):
                 m3 = dst[i]
@@ -75,6 +81,13 @@ def pair_work(ptr, dst, batch, n):
                     seen[m3] = t
                     out[1, t] += pairs
                     out[3, t] += 1
+                if held == capacity:
+                    fill += 1
+                    held = 0
+                if filled[m3] != fill:
+                    filled[m3] = fill
+                    out[5, t] += pairs
+                    held += 1
     return out
 
 
@@ -85,14 +98,17 @@ def main() -> None:
     cut = int(0.9 * edges.shape[0])
     ptr, dst = csr(edges[: cut + 1000], n)
     t = time.perf_counter()
-    walked, memo, entries, distinct, level2 = pair_work(ptr, dst, edges[cut : cut + 1000], n)
     widest = int((ptr[1:] - ptr[:-1]).max())
+    walked, memo, entries, distinct, level2, flushed = pair_work(ptr, dst, edges[cut : cut + 1000], n, widest)
     print(f"rmat {scale}: pairs now {walked.sum():.3e}, memo {memo.sum():.3e} + multiplicity pass "
           f"{entries.sum():.3e}: ratio {walked.sum() / (memo.sum() + entries.sum()):.1f}x "
           f"({time.perf_counter() - t:.1f} s)")
     print(f"per task: level 2 at most {level2.max()}, entries at most {entries.max():.3e} "
           f"({100 * entries.max() / entries.sum():.1f}% of all), distinct m3 at most {distinct.max()}, "
           f"beyond the widest row ({widest}) in {int((distinct > widest).sum())} of {distinct.size} tasks")
+    print(f"a table flushed at the widest row's {widest} keys: memo {flushed.sum():.3e} pairs, ratio "
+          f"{walked.sum() / (flushed.sum() + entries.sum()):.1f}x; the largest task's memo pairs "
+          f"{flushed.max() / flushed.mean():.1f}x the mean")
 
 
 if __name__ == "__main__":
