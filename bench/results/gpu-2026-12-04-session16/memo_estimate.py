@@ -5,7 +5,8 @@ A roof-edge task (m0, m1) walks level 2 = N(m0) & N(m1), level 3 = N(m2) less th
 N(m0) & N(m3), whose pair list walks the shorter of the two rows.  Without a memo that is
 min(deg m0, deg m3) pairs per (m2, m3); with one, per distinct m3 of the task, plus one entry per
 (m2, m3) to count how many prefixes meet it; and with a table flushed whenever it holds as many
-distinct m3 as the widest row (match_memo's per-warp table).  Both seed orientations (plans 2 and 5).
+distinct m3 as 1, 2, 4 or 8 times the widest row (match_memo's per-warp table holds 4 times).
+Both seed orientations (plans 2 and 5).
 
     .venv/bin/python bench/results/gpu-2026-12-04-session16/memo_estimate.py 18
 """
@@ -13,7 +14,6 @@ distinct m3 as the widest row (match_memo's per-warp table).  Both seed orientat
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numba
@@ -97,18 +97,21 @@ def main() -> None:
     n = 1 << scale
     cut = int(0.9 * edges.shape[0])
     ptr, dst = csr(edges[: cut + 1000], n)
-    t = time.perf_counter()
     widest = int((ptr[1:] - ptr[:-1]).max())
-    walked, memo, entries, distinct, level2, flushed = pair_work(ptr, dst, edges[cut : cut + 1000], n, widest)
-    print(f"rmat {scale}: pairs now {walked.sum():.3e}, memo {memo.sum():.3e} + multiplicity pass "
-          f"{entries.sum():.3e}: ratio {walked.sum() / (memo.sum() + entries.sum()):.1f}x "
-          f"({time.perf_counter() - t:.1f} s)")
-    print(f"per task: level 2 at most {level2.max()}, entries at most {entries.max():.3e} "
-          f"({100 * entries.max() / entries.sum():.1f}% of all), distinct m3 at most {distinct.max()}, "
-          f"beyond the widest row ({widest}) in {int((distinct > widest).sum())} of {distinct.size} tasks")
-    print(f"a table flushed at the widest row's {widest} keys: memo {flushed.sum():.3e} pairs, ratio "
-          f"{walked.sum() / (flushed.sum() + entries.sum()):.1f}x; the largest task's memo pairs "
-          f"{flushed.max() / flushed.mean():.1f}x the mean")
+    batch = edges[cut : cut + 1000]
+    for factor in (1, 2, 4, 8):
+        walked, memo, entries, distinct, level2, flushed = pair_work(ptr, dst, batch, n, factor * widest)
+        if factor == 1:
+            print(f"rmat {scale}: pairs now {walked.sum():.3e}, memo {memo.sum():.3e} + multiplicity "
+                  f"pass {entries.sum():.3e}: ratio {walked.sum() / (memo.sum() + entries.sum()):.1f}x")
+            beyond = int((distinct > widest).sum())
+            print(f"per task: level 2 at most {level2.max()}, entries at most {entries.max():.3e} "
+                  f"({100 * entries.max() / entries.sum():.1f}% of all), distinct m3 at most "
+                  f"{distinct.max()}, beyond the widest row ({widest}) in {beyond} of {distinct.size} tasks")
+        ratio = walked.sum() / (flushed.sum() + entries.sum())
+        print(f"table of {factor} x {widest} keys: memo {flushed.sum():.3e} pairs, ratio {ratio:.1f}x; "
+              f"largest task {flushed.max():.3e} pairs, {flushed.max() / flushed.mean():.1f}x the mean "
+              f"(without a memo {walked.max():.3e})")
 
 
 if __name__ == "__main__":
