@@ -9,7 +9,7 @@ more run (lanes, per-warp busy spread, deferral, sharing, entries scanned and pr
 each plan's line as it is measured (its GPU/CPU ratio names the plan that holds a pattern under
 its goal against the CPU engine), then the batch's sums.
 
-    python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu
+    python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu [--balance memo]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gpu import balance_note, host_batch_view, host_rows, loaded_rmat, log, tick  # noqa: E402
+from bench_gpu import BALANCES, balance_note, host_batch_view, host_rows, loaded_rmat, log, tick  # noqa: E402
 
 from deltamatch.kernels import cpu_engine  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
@@ -50,13 +50,15 @@ def main() -> int:
     ap.add_argument("--pattern", default="house")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=False)
+    ap.add_argument("--balance", default="all", help="the bench_gpu.py setting the GPU runs with (e.g. memo)")
     args = ap.parse_args()
-    engine.warm_up(engine.Balance().builds())
+    balance = BALANCES[args.balance]
+    engine.warm_up(balance.builds())
     edges, n, cut, g = loaded_rmat(args.scale)
     pattern = parse_pattern(args.pattern)
     plans = compile_plans(pattern, shared_plans(pattern))
     log(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.pattern}: "
-        f"{plans.order.shape[0]} plans; {args.batches} insert batches of {args.size}")
+        f"{plans.order.shape[0]} plans; {args.batches} insert batches of {args.size}; balance {args.balance}")
     for b in range(args.batches):
         ins = edges[cut + b * args.size: cut + (b + 1) * args.size]
         g.apply(ins[:0], ins)
@@ -68,7 +70,7 @@ def main() -> int:
         cpu_total = 0.0
         for p in range(plans.order.shape[0]):
             mine = tasks.take(np.flatnonzero(tasks.plan == p))
-            run = partial(engine.count_tasks, g.view(), plans, mine, view, plans.induced)
+            run = partial(engine.count_tasks, g.view(), plans, mine, view, plans.induced, balance=balance)
             counts = run()
             times = []
             for _ in range(args.repeats):
