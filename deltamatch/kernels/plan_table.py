@@ -157,7 +157,7 @@ def is_edge_induced_diamond(plans: PlanTable) -> bool:
 
 def memo_plans(plans: PlanTable) -> np.ndarray:
     """Per plan (int8): 1 when counting may size its last level once per task and level-(k-2)
-    vertex (the CPU engine's `_memo_count`; match.cu's memo, DM_LAST_MEMO), else 0.
+    vertex (the CPU engine's `_memo_count`; match.cu's `match_memo`), else 0.
 
     That is an edge-induced plan with k >= 5 ending LAST_EACH whose last level draws from
     adjacency rows (no base set), is adjacent to position k-2 with no bound on it, and has its
