@@ -341,6 +341,9 @@ class Balance:
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
     CPU engine's last_memo does; not deferred and not shared.  Off by default: not yet run on a
     device (docs/GPU.md, session 16).
+    memo_factor: the distinct keys a warp's memo holds before it is counted, per unit of the scratch
+    width (match.cu's DM_MEMO_FACTOR, 4 by default: a host count of the RMAT-18 house kept 13.0x of
+    the memo's 13.7x less pair work at 4, 6.9x at 2, 3.1x at 1; another value is a build of its own).
     """
 
     heavy_first: bool = True
@@ -358,6 +361,7 @@ class Balance:
     list_checks: bool = True
     drive_short: bool = True
     last_memo: bool = False
+    memo_factor: int = 4
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -365,7 +369,8 @@ class Balance:
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
                ("DM_DRIVE_SHORT=0", self.drive_short))
-        return tuple(define for define, on in off if not on)
+        factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
+        return tuple(define for define, on in off if not on) + factor
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""
@@ -373,12 +378,8 @@ class Balance:
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
-# The distinct keys a warp's memo holds before it is counted, per unit of width (match.cu's
-# DM_MEMO_FACTOR): a host count of the RMAT-18 house kept 13.0x of the memo's 13.7x less pair work at
-# 4, 6.9x at 2, 3.1x at 1 (bench/results/gpu-2026-12-04-session16/memo_estimate.py).
-MEMO_FACTOR = 4
 # The least scratch width of a memo run: its table is flushed 32 keys (a warp step) before it holds
-# MEMO_FACTOR * width (match.cu: memo_add).
+# Balance.memo_factor * width (match.cu: memo_add).
 MEMO_MIN_WIDTH = 32
 # The fewest changed pairs for which a batch gets a pair table (Balance.pair_hash).
 PAIR_TABLE_MIN_PAIRS = 10_000
@@ -459,14 +460,14 @@ SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' c
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
 
-def scratch_ints(width: int, k: int, memo: bool = False) -> int:
-    """int32 slots one warp's scratch takes (match.cu: warp_scratch); with a memo of MEMO_FACTOR *
-    width keys, its table (a power of two of at least twice as many keys, and as many
+def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
+    """int32 slots one warp's scratch takes (match.cu: warp_scratch); with a memo of memo_factor *
+    width keys (0: none), its table (a power of two of at least twice as many keys, and as many
     multiplicities) and a flush's keys, weights, source pointers and pair offsets."""
     slots = (width * max(k - 2, 0) + 1) // 2 * 2
-    held = MEMO_FACTOR * width
+    held = memo_factor * width
     table = 1 << max(1, (2 * held - 1).bit_length())
-    return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo else 0)
+    return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo_factor else 0)
 
 
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
@@ -777,7 +778,7 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
     if memo:  # a power of two, so that the kept scratch's layout seldom changes (memo_scratch)
         width = 1 << (max(width, MEMO_MIN_WIDTH) - 1).bit_length()
-    per_warp = scratch_ints(width, plans.k, memo)
+    per_warp = scratch_ints(width, plans.k, balance.memo_factor if memo else 0)
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
     flat = plans.k == 3 and balance.unroll and out is None

@@ -43,8 +43,11 @@
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
-// The distinct keys a warp's memo holds before it is counted, per unit of scratch width (match_memo).
+// The distinct keys a warp's memo holds before it is counted, per unit of scratch width (match_memo;
+// Balance.memo_factor: another value is a build of its own).
+#ifndef DM_MEMO_FACTOR
 #define DM_MEMO_FACTOR 4
+#endif
 
 // Statistics slots (optional `stats` array).
 #define DM_ST_SCANNED 0   // set-source entries read

@@ -286,6 +286,8 @@ def balances():
     # memo plans' tasks in a launch of their own, the rest deferred and shared; and with per-pair checks
     out["memo"] = Balance(defer_cost=2, share_pairs=1, last_memo=True)
     out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False, last_memo=True)
+    # a memo of one width's keys, which this module's small graphs fill within a task: flushed mid-task
+    out["memo-flush"] = Balance(split=False, share_pairs=1, last_memo=True, memo_factor=1)
     return out
 
 
@@ -340,7 +342,8 @@ def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: 
 @pytest.mark.parametrize("name", ["house", "5-cycle"])
 def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(name: str) -> None:
     """Balance.last_memo: per task the CPU engine's counts, on a hub-heavy graph whose level-(k-2)
-    vertices recur across a task's prefixes, reading fewer set entries than the pair lists do."""
+    vertices recur across a task's prefixes, reading fewer set entries than the pair lists do; the
+    same with a table of one width's keys (memo_factor 1), which fills within a task."""
     from deltamatch.kernels import cuda_engine
 
     g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
@@ -351,13 +354,13 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
     try:
         want = cpu_engine.count_tasks(g.view(), table, tasks, view)
         runs = {}
-        for memo in (False, True):
+        for memo, factor in ((False, 4), (True, 4), (True, 1)):
             stats = cuda_engine.KernelStats()
-            balance = cuda_engine.Balance(last_memo=memo)
+            balance = cuda_engine.Balance(last_memo=memo, memo_factor=factor)
             got = cuda_engine.count_tasks(g.view(), table, tasks, view, balance=balance, stats=stats)
             np.testing.assert_array_equal(got, want)
-            runs[memo] = stats
-        assert want.sum() > 0 and runs[True].scanned < runs[False].scanned
+            runs[memo, factor] = stats
+        assert want.sum() > 0 and runs[True, 4].scanned < runs[False, 4].scanned
     finally:
         g.release(view)
 

@@ -78,24 +78,26 @@ def test_last_memo_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LAST_MEMO": "1"}) == Balance(last_memo=True)
 
 
-def test_a_memo_run_s_scratch_holds_its_table_at_half_load_and_a_flush() -> None:
-    """Beyond a plain run's scratch, for a memo of MEMO_FACTOR * width keys: keys and multiplicities of
+@pytest.mark.parametrize("factor", [1, 4])
+def test_a_memo_run_s_scratch_holds_its_table_at_half_load_and_a_flush(factor: int) -> None:
+    """Beyond a plain run's scratch, for a memo of factor * width keys: keys and multiplicities of
     the smallest power-of-two table of at least twice as many, and a flush's keys, weights, 8-byte
     source pointers and pair offsets (match.cu: warp_scratch)."""
     from deltamatch.kernels import cuda_engine
 
     for width in (1, 32, 33, 1000):
-        held = cuda_engine.MEMO_FACTOR * width
-        extra = cuda_engine.scratch_ints(width, 5, memo=True) - cuda_engine.scratch_ints(width, 5)
+        held = factor * width
+        extra = cuda_engine.scratch_ints(width, 5, factor) - cuda_engine.scratch_ints(width, 5)
         table = (extra - 6 * held - 2) // 2
         assert table & (table - 1) == 0 and 2 * held <= table < 4 * held
 
 
-def test_the_memo_factor_is_match_cu_s() -> None:
+def test_the_default_memo_factor_is_match_cu_s_and_another_is_a_build() -> None:
     from deltamatch.kernels import cuda_engine
 
     source = (cuda_engine.KERNEL_DIR / "match.cu").read_text()
-    assert f"#define DM_MEMO_FACTOR {cuda_engine.MEMO_FACTOR}\n" in source
+    assert f"#define DM_MEMO_FACTOR {Balance().memo_factor}\n" in source
+    assert Balance(memo_factor=1).defines() == ("DM_MEMO_FACTOR=1",)
 
 
 def test_defines_name_the_builds_of_the_switches_off() -> None:
