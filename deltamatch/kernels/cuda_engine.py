@@ -387,7 +387,8 @@ PAIR_TABLE_MIN_PAIRS = 10_000
 AUTO_CHUNK_SHARE = 64
 MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 # The kernel's DM_ST_* slots.
-STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred", "published", "joins", "shared")
+STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred", "published", "joins", "shared",
+              "memo_flushes")
 BOARD_WORDS = 16  # DM_BOARD_WORDS: a warp's record on the work-sharing board
 
 
@@ -400,7 +401,8 @@ class KernelStats:
     pair loops (each active lane reads one entry, so lanes = scanned; lane utilization =
     lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
     pieces they were cut into; published: pair lists opened for sharing; joins: lists an idle warp
-    joined; shared: pairs those joiners counted; kernel_s: device time of the launches (CUDA
+    joined; shared: pairs those joiners counted; memo_flushes: memo tables counted (one per memo
+    task, more where a table filled within its task); kernel_s: device time of the launches (CUDA
     events recorded behind `hold_stream`: the host's launch overhead left out); busy_ns: per
     launch, the nanoseconds each warp worked (waiting for work not counted).
     """
@@ -414,6 +416,7 @@ class KernelStats:
     published: int = 0
     joins: int = 0
     shared: int = 0
+    memo_flushes: int = 0
     chunks: int = 0
     kernel_s: float = 0.0
     busy_ns: list = field(default_factory=list)

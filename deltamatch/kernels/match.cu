@@ -4,10 +4,11 @@
 // the plan analysis of PlanTable: the candidate set of level l is built once, by the whole warp,
 // into the warp's scratch slot for l, either from the smallest adjacency row among l's matched
 // pattern neighbours (the other rows probed by binary search) or from an earlier level's set
-// (`base`: only the positions since then are checked).  A level whose set depends only on an
-// earlier prefix (`dep` < l-1, hoisted) keeps its set until that prefix changes.  Sets are
-// bounded by the symmetric-order constraints with two searches, then filtered 32 candidates per
-// warp step and compacted in order with a ballot.
+// (`base`: only the positions since then are checked; a warp building a set whole walks a pattern
+// neighbour's row instead when the base set is much longer, DM_DRIVE_SHORT).  A level whose set
+// depends only on an earlier prefix (`dep` < l-1, hoisted) keeps its set until that prefix
+// changes.  Sets are bounded by the symmetric-order constraints with two searches, then filtered
+// 32 candidates per warp step and compacted in order with a ballot.
 //
 // Counting never walks the last level one completion at a time: the last two levels finish at
 // once, for every candidate w of level k-2 (`last_two`): in closed form from |C| alone
@@ -19,6 +20,8 @@
 // (triangle_table.cu) and the last level is the common neighbourhood of a pattern edge
 // (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
 // in the same order as the CPU engine and writes each task's rows at its exact output offset.
+// Memo plans, whose last level depends on the seed and position k-2 only, may run in a launch of
+// their own (match_memo) that sizes it once per task and level-(k-2) vertex (memo_add, memo_flush).
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
 // task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a
@@ -59,6 +62,7 @@
 #define DM_ST_PUBLISHED 6 // pair lists published for sharing
 #define DM_ST_JOINS 7     // lists an idle warp joined
 #define DM_ST_SHARED 8    // pairs counted by joiners
+#define DM_ST_MEMO_FLUSHES 9  // memo tables counted (match_memo)
 
 // Work sharing: pairs claimed at once, and the fewest unclaimed pairs worth joining a list for.
 #define DM_CLAIM 128
@@ -484,7 +488,7 @@ __device__ Checks level_checks(const Ctx& c, const WarpState& s, const LaneMatch
 #ifndef DM_DRIVE_SHORT
 #define DM_DRIVE_SHORT 1
 #endif
-#define DM_DRIVE_RATIO 2
+#define DM_DRIVE_RATIO 2  // chosen, not swept: the row's candidates are checked against more positions
 
 // Level l's source for the lane's match: the base level's set or the anchor's row, between the
 // symmetric-order bounds of positions 0 .. dep[l].  DRIVE: the base set may give way to a shorter
@@ -1279,6 +1283,9 @@ __device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, int p, int r, int lane,
     __syncwarp();
     if (n == 0) {
         return 0;
+    }
+    if (lane == 0) {
+        count_event(c, DM_ST_MEMO_FLUSHES, 1);
     }
     const dm_i64 total = pair_list(c, s, p, lane, s.memo_C, n, false, s.memo_src, s.memo_S, st);
     const PairList pl = {s.memo_C, s.memo_src, s.memo_S, n, s.memo_W};

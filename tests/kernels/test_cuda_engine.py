@@ -9,7 +9,7 @@ import pytest
 
 from deltamatch.bench.rmat import rmat_edges
 from deltamatch.kernels import cpu_engine
-from deltamatch.kernels.plan_table import LAST_PAIRS, TaskList, empty_batch
+from deltamatch.kernels.plan_table import LAST_PAIRS, TaskList, empty_batch, memo_plans
 from deltamatch.kernels.reference import reference_matches
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
@@ -286,7 +286,7 @@ def balances():
     # memo plans' tasks in a launch of their own, the rest deferred and shared; and with per-pair checks
     out["memo"] = Balance(defer_cost=2, share_pairs=1, last_memo=True)
     out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False, last_memo=True)
-    # a memo of one width's keys, which this module's small graphs fill within a task: flushed mid-task
+    # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)
     out["memo-flush"] = Balance(split=False, share_pairs=1, last_memo=True, memo_factor=1)
     return out
 
@@ -343,7 +343,8 @@ def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: 
 def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(name: str) -> None:
     """Balance.last_memo: per task the CPU engine's counts, on a hub-heavy graph whose level-(k-2)
     vertices recur across a task's prefixes, reading fewer set entries than the pair lists do; the
-    same with a table of one width's keys (memo_factor 1), which fills within a task."""
+    same with a table of one width's keys (memo_factor 1), which some task fills and counts before
+    it ends (more flushes than memo tasks)."""
     from deltamatch.kernels import cuda_engine
 
     g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
@@ -361,6 +362,7 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
             np.testing.assert_array_equal(got, want)
             runs[memo, factor] = stats
         assert want.sum() > 0 and runs[True, 4].scanned < runs[False, 4].scanned
+        assert runs[True, 1].memo_flushes > int((memo_plans(table)[tasks.plan] != 0).sum())
     finally:
         g.release(view)
 

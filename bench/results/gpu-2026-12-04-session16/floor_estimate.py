@@ -15,14 +15,10 @@ import sys
 from pathlib import Path
 
 import numba
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from memo_estimate import common, csr  # noqa: E402
-
-from deltamatch.bench.rmat import rmat_edges  # noqa: E402
+from memo_estimate import common, loaded_batch  # noqa: E402
 
 
 @numba.njit
@@ -50,11 +46,8 @@ def floor_work(ptr, dst, batch):
 
 def main() -> None:
     scale = int(sys.argv[1]) if len(sys.argv) > 1 else 18
-    edges = rmat_edges(scale).astype(np.int64)
-    n = 1 << scale
-    cut = int(0.9 * edges.shape[0])
-    ptr, dst = csr(edges[: cut + 1000], n)
-    pairs, candidates, level3 = floor_work(ptr, dst, edges[cut : cut + 1000])
+    ptr, dst, batch, _ = loaded_batch(scale)
+    pairs, candidates, level3 = floor_work(ptr, dst, batch)
     print(f"rmat {scale} floor plan: pairs {pairs:.3e}, (m2, m3) candidates {candidates:.3e} "
           f"({pairs / candidates:.0f} pairs each), level-3 entries {level3:.3e}")
 

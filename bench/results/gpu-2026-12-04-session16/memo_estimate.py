@@ -35,6 +35,16 @@ def csr(edges: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(ptr), dst
 
 
+def loaded_batch(scale: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(ptr, dst, batch, n): RMAT `scale`'s first 90% of edges plus the batch of the 1,000 after
+    them, as the graph a batch's new side is counted on, and that batch."""
+    edges = rmat_edges(scale).astype(np.int64)
+    n = 1 << scale
+    cut = int(0.9 * edges.shape[0])
+    ptr, dst = csr(edges[: cut + 1000], n)
+    return ptr, dst, edges[cut : cut + 1000], n
+
+
 @numba.njit
 def common(ptr, dst, u, v):
     out = []
@@ -93,12 +103,8 @@ def pair_work(ptr, dst, batch, n, capacity):
 
 def main() -> None:
     scale = int(sys.argv[1]) if len(sys.argv) > 1 else 18
-    edges = rmat_edges(scale).astype(np.int64)
-    n = 1 << scale
-    cut = int(0.9 * edges.shape[0])
-    ptr, dst = csr(edges[: cut + 1000], n)
+    ptr, dst, batch, n = loaded_batch(scale)
     widest = int((ptr[1:] - ptr[:-1]).max())
-    batch = edges[cut : cut + 1000]
     for factor in (1, 2, 4, 8):
         walked, memo, entries, distinct, level2, flushed = pair_work(ptr, dst, batch, n, factor * widest)
         if factor == 1:
