@@ -249,7 +249,8 @@ BALANCES = {
     "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
-    "memo": engine.Balance(last_memo=True),  # all and memo plans' last level once per task (match_memo)
+    "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
+    "memochunks0": engine.Balance(memo_chunks=0),  # all but memo tasks deferred and cut into chunks
 }
 
 

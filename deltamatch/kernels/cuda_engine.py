@@ -339,11 +339,15 @@ class Balance:
     last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
     roof-edge plans) run in a launch of their own (match.cu's match_memo), each sizing its last
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
-    CPU engine's last_memo does; not deferred and not shared.  Off by default: not yet run on a
-    device (docs/GPU.md, session 16).
+    CPU engine's last_memo does; not shared.  Measured on RMAT-18 house batches of 1,000: 1.9x
+    faster (docs/GPU.md, session 17).
     memo_factor: the distinct keys a warp's memo holds before it is counted, per unit of the scratch
     width (match.cu's DM_MEMO_FACTOR, 4 by default: a host count of the RMAT-18 house kept 13.0x of
     the memo's 13.7x less pair work at 4, 6.9x at 2, 3.1x at 1; another value is a build of its own).
+    memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
+    equal estimated cost, memo_chunks per resident warp in all (0: memo tasks are not deferred).
+    Each chunk fills a table of its own, so chunks trade the memo's reuse within a task for warps:
+    fewer per warp than the other tasks' AUTO_CHUNK_SHARE.
     """
 
     heavy_first: bool = True
@@ -360,8 +364,9 @@ class Balance:
     pair_hash: bool = True
     list_checks: bool = True
     drive_short: bool = True
-    last_memo: bool = False
+    last_memo: bool = True
     memo_factor: int = 4
+    memo_chunks: int = 4
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -655,9 +660,9 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
-def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
+def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int):
     """Chunks of about equal estimated cost (1 + deg(w) per candidate w), at least
-    MIN_CHUNK_COST each and AUTO_CHUNK_SHARE per warp in all: (entry, lo, hi) in set order, the
+    MIN_CHUNK_COST each and `share` in all: (entry, lo, hi) in set order, the
     order that runs them costliest first, and their number.  A candidate is never cut, so one that
     costs more than a chunk is a chunk of its own.  Three kernels (match.cu: deferred_item_costs,
     _chunk_heads, _chunk_records) between two scans, a compaction and the sort, where elementwise
@@ -677,7 +682,7 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, warps: int):
     incl = cp.cumsum(cost)
     head = cp.empty(n_items, dtype=cp.bool_)
     kernel("match.cu", "deferred_chunk_heads")(
-        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(warps * AUTO_CHUNK_SHARE),
+        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(share),
                              np.int64(MIN_CHUNK_COST), head))
     starts = cp.flatnonzero(head)
     n_chunks = int(starts.shape[0])
@@ -789,7 +794,7 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
     function = "match_memo" if memo else function
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
-    defer = balance.split and out is None and plans.k >= 4 and not memo
+    defer = balance.split and out is None and plans.k >= 4 and (balance.memo_chunks > 0 or not memo)
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     scratch = memo_scratch(shape.warps, per_warp) if memo else cp.empty(shape.warps * per_warp, cp.int32)
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
@@ -802,13 +807,16 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
         if balance.chunk:
             entry, lo, hi, order, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
         else:
-            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree, shape.warps)
+            share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
+            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree,
+                                                          shape.warps * share)
         if stats is not None:
             stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
         grab = launch_shape(n_chunks, 4 * per_warp, function)
         if grab.warps > shape.warps:
-            run.scratch = cp.empty(grab.warps * per_warp, dtype=cp.int32)
+            run.scratch = (memo_scratch(grab.warps, per_warp) if memo
+                           else cp.empty(grab.warps * per_warp, dtype=cp.int32))
         run.launch(function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
         got = counters[: FLAGS + 1].get()
     if got[FLAGS] & 2:

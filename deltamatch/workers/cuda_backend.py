@@ -45,7 +45,8 @@ PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loo
 HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hub's bitmap tests any candidate
 PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
-LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "0" (default) or "1": memo plans' last level once per task
+LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
+MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks per warp (default 4; 0: none)
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
@@ -63,20 +64,28 @@ def _switch(env: dict, name: str, default: str = "1") -> bool:
     return value == "1"
 
 
+def _count(env: dict, name: str, default: int) -> int:
+    value = env.get(name, str(default)).strip()
+    if not value.isdigit():
+        raise ValueError(f"{name}: expected a non-negative integer, got {value!r}")
+    return int(value)
+
+
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_LIST_CHECKS,
-    DELTAMATCH_GPU_DRIVE_SHORT and DELTAMATCH_GPU_LAST_MEMO select (defaults: all on but filling and
-    the memo)."""
+    DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO and DELTAMATCH_GPU_MEMO_CHUNKS select
+    (defaults: all on but filling)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
-                 ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV))}
+                 ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV),
+                 ("last_memo", LAST_MEMO_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
-    switches["last_memo"] = _switch(env, LAST_MEMO_ENV, default="0")
+    switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     if split == "auto":
         return engine.Balance(**switches)
     try:

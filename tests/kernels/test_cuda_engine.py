@@ -283,11 +283,14 @@ def balances():
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
-    # memo plans' tasks in a launch of their own, the rest deferred and shared; and with per-pair checks
-    out["memo"] = Balance(defer_cost=2, share_pairs=1, last_memo=True)
-    out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False, last_memo=True)
+    # memo plans' tasks in a launch of their own, deferred and cut into chunks as the rest, or not
+    # deferred; with per-pair checks; and without the memo
+    out["memo"] = Balance(defer_cost=2, share_pairs=1)
+    out["memo-chunks0"] = Balance(defer_cost=2, share_pairs=1, memo_chunks=0)
+    out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False)
+    out["memo0"] = Balance(defer_cost=2, share_pairs=1, last_memo=False)
     # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)
-    out["memo-flush"] = Balance(split=False, share_pairs=1, last_memo=True, memo_factor=1)
+    out["memo-flush"] = Balance(split=False, share_pairs=1, memo_factor=1)
     return out
 
 
@@ -311,7 +314,8 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
     got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, balance=setting, stats=stats)
     np.testing.assert_array_equal(got, want)
     walked = pat.static.k >= 4 and not (pat.static.k == 4 and pat.static.last_two[0] == LAST_PAIRS)
-    if setting.split and walked and want.max() > 0:
+    memo_only = setting.last_memo and setting.memo_chunks == 0 and memo_plans(pat.static).all()
+    if setting.split and walked and not memo_only and want.max() > 0:
         assert stats.deferred > 0 and stats.chunks >= stats.deferred
     assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
     assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
@@ -344,7 +348,8 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
     """Balance.last_memo: per task the CPU engine's counts, on a hub-heavy graph whose level-(k-2)
     vertices recur across a task's prefixes, reading fewer set entries than the pair lists do; the
     same with a table of one width's keys (memo_factor 1), which some task fills and counts before
-    it ends (more flushes than memo tasks)."""
+    it ends (more flushes than memo tasks), and with hub tasks deferred and cut into chunks
+    (memo_chunks)."""
     from deltamatch.kernels import cuda_engine
 
     g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
@@ -355,14 +360,15 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
     try:
         want = cpu_engine.count_tasks(g.view(), table, tasks, view)
         runs = {}
-        for memo, factor in ((False, 4), (True, 4), (True, 1)):
+        for memo, factor, chunks in ((False, 4, 4), (True, 4, 0), (True, 1, 0), (True, 4, 4)):
             stats = cuda_engine.KernelStats()
-            balance = cuda_engine.Balance(last_memo=memo, memo_factor=factor)
+            balance = cuda_engine.Balance(last_memo=memo, memo_factor=factor, memo_chunks=chunks)
             got = cuda_engine.count_tasks(g.view(), table, tasks, view, balance=balance, stats=stats)
             np.testing.assert_array_equal(got, want)
-            runs[memo, factor] = stats
-        assert want.sum() > 0 and runs[True, 4].scanned < runs[False, 4].scanned
-        assert runs[True, 1].memo_flushes > int((memo_plans(table)[tasks.plan] != 0).sum())
+            runs[memo, factor, chunks] = stats
+        assert want.sum() > 0 and runs[True, 4, 0].scanned < runs[False, 4, 4].scanned
+        assert runs[True, 1, 0].memo_flushes > int((memo_plans(table)[tasks.plan] != 0).sum())
+        assert runs[True, 4, 4].deferred > 0 and runs[True, 4, 4].chunks >= runs[True, 4, 4].deferred
     finally:
         g.release(view)
 
@@ -569,8 +575,8 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
     arena = rng.integers(0, 1000, size=int(lengths.sum())).astype(np.int32)
     deferred = cuda_engine._Deferred(cp.asarray(arena), None, None, cp.asarray(offsets), cp.asarray(lengths),
                                      None, lengths.shape[0], 1)
-    warps = 64
-    entry, lo, hi, order, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), warps)
+    share = 64 * cuda_engine.AUTO_CHUNK_SHARE
+    entry, lo, hi, order, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), share)
     order = order.get()
     entry, lo, hi = entry.get()[order], lo.get()[order], hi.get()[order]
     assert n == entry.shape[0] and (lo < hi).all()
@@ -579,7 +585,6 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
     cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
                      for e, a, b in zip(entry, lo, hi, strict=True)])
     assert (np.diff(cost) <= 0).all()
-    share = warps * cuda_engine.AUTO_CHUNK_SHARE
     target = max(cuda_engine.MIN_CHUNK_COST, -(-int(item_cost.sum()) // share))
     assert (cost - item_cost[offsets[entry] + hi - 1] < target).all()
     for e, length in enumerate(lengths):

@@ -73,9 +73,21 @@ def test_drive_short_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_DRIVE_SHORT": "0"}) == Balance(drive_short=False)
 
 
-def test_last_memo_switch_is_off_unless_set() -> None:
-    assert not balance_from_env({}).last_memo
-    assert balance_from_env({"DELTAMATCH_GPU_LAST_MEMO": "1"}) == Balance(last_memo=True)
+def test_last_memo_switch_is_on_unless_off() -> None:
+    assert balance_from_env({}).last_memo
+    assert balance_from_env({"DELTAMATCH_GPU_LAST_MEMO": "0"}) == Balance(last_memo=False)
+
+
+def test_memo_chunks_per_warp_come_from_the_environment() -> None:
+    assert balance_from_env({}).memo_chunks == Balance().memo_chunks
+    assert balance_from_env({"DELTAMATCH_GPU_MEMO_CHUNKS": "0"}) == Balance(memo_chunks=0)
+    assert balance_from_env({"DELTAMATCH_GPU_MEMO_CHUNKS": "16"}) == Balance(memo_chunks=16)
+
+
+@pytest.mark.parametrize("value", ["-1", "four", "1.5"])
+def test_memo_chunks_must_be_a_non_negative_integer(value: str) -> None:
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_MEMO_CHUNKS"):
+        balance_from_env({"DELTAMATCH_GPU_MEMO_CHUNKS": value})
 
 
 @pytest.mark.parametrize("factor", [1, 4])
