@@ -2,7 +2,9 @@
 # One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
-# Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "static", the static counts against G2Miner,
+# Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "compile", match.cu's builds compiled in
+# parallel processes into the carried cache before the steps that load them (bench/gpu/compile_builds.py:
+# put it first after a change to match.cu), "static", the static counts against G2Miner,
 # "cpu-replay", the CPU replay benchmark on the device host's cores, "multi", workers on Ray scaled
 # 1 -> 2 -> 4 with every allocation policy's per-batch balance: one GPU each, or a share of the card
 # when there are fewer GPUs; run it alone, it takes the whole call; "latency", the service's per-batch
@@ -18,7 +20,7 @@
 # it inside LATENCY_TIMEOUT), RF_ARGS (patterns, engines and --time-limit of the rapidflow step's
 # batch-of-1,000 runs), RF1_ARGS (the same for its batch-of-1 run), per-step limits TESTS_TIMEOUT /
 # E2E_TIMEOUT / BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT /
-# RF_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the
+# RF_TIMEOUT, COMPILE_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the
 # commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
 # carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
@@ -62,6 +64,8 @@ status=0
   > "$OUT/device.txt" 2>&1
 for step in $STEPS; do
   case $step in
+    compile)
+      timeout "${COMPILE_TIMEOUT:-240}" $PY bench/gpu/compile_builds.py 2>&1 | tee "$OUT/compile.log" || status=1 ;;
     tests)
       timeout "${TESTS_TIMEOUT:-240}" $PY -m pytest -q -m gpu -p no:cacheprovider --tb=short ${PYTEST_ARGS:-} tests/kernels/test_cuda_engine.py tests/bench/test_rmat.py 2>&1 \
         | tee "$OUT/gpu-tests.log" || status=1 ;;

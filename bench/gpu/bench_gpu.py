@@ -250,7 +250,7 @@ BALANCES = {
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
-    "memochunks0": engine.Balance(memo_chunks=0),  # all but memo tasks deferred and cut into chunks
+    "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
 }
 
 

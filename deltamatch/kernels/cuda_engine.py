@@ -345,9 +345,10 @@ class Balance:
     width (match.cu's DM_MEMO_FACTOR, 4 by default: a host count of the RMAT-18 house kept 13.0x of
     the memo's 13.7x less pair work at 4, 6.9x at 2, 3.1x at 1; another value is a build of its own).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
-    equal estimated cost, memo_chunks per resident warp in all (0: memo tasks are not deferred).
-    Each chunk fills a table of its own, so chunks trade the memo's reuse within a task for warps:
-    fewer per warp than the other tasks' AUTO_CHUNK_SHARE.
+    equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
+    deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
+    for warps; on the RMAT-18 house at 1,000 the trade lost: 1,358 ms at 1 per warp as at 0, 1,707
+    at 4, 2,567 at 64 (plans 2 and 5 read 4.6x the entries at 4; docs/GPU.md, session 17).
     """
 
     heavy_first: bool = True
@@ -366,7 +367,7 @@ class Balance:
     drive_short: bool = True
     last_memo: bool = True
     memo_factor: int = 4
-    memo_chunks: int = 4
+    memo_chunks: int = 0
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),

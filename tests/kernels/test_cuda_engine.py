@@ -286,7 +286,7 @@ def balances():
     # memo plans' tasks in a launch of their own, deferred and cut into chunks as the rest, or not
     # deferred; with per-pair checks; and without the memo
     out["memo"] = Balance(defer_cost=2, share_pairs=1)
-    out["memo-chunks0"] = Balance(defer_cost=2, share_pairs=1, memo_chunks=0)
+    out["memo-chunks4"] = Balance(defer_cost=2, share_pairs=1, memo_chunks=4)
     out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False)
     out["memo0"] = Balance(defer_cost=2, share_pairs=1, last_memo=False)
     # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)

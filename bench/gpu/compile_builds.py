@@ -1,0 +1,68 @@
+"""match.cu's builds compiled into CuPy's kernel cache by parallel processes.
+
+NVRTC takes about 35 s for one build of match.cu on the H200 host, one at a time, and the GPU tests
+and ablations load a dozen builds: a device call with a new match.cu spent its limit compiling
+(sessions 13, 16 and 17).  This compiles, in up to `--jobs` processes, the default build and one
+per switch that is a build of its own (`Balance.defines`), each with and without a pair table
+(`Balance.builds`) and with and without statistics, so that what runs after it loads them from
+CUPY_CACHE_DIR.
+
+    CUPY_CACHE_DIR=$PWD/.cupy-cache python bench/gpu/compile_builds.py --jobs 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import get_type_hints
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+
+
+def every_build() -> list[tuple[bool, tuple[str, ...]]]:
+    """(stats, defines) of the default Balance and of each build switch turned off (the memo's
+    table at one width's keys), with and without a pair table and statistics."""
+    hints = get_type_hints(engine.Balance)
+    default = engine.Balance()
+    variants = [default, replace(default, memo_factor=1)]
+    for f in fields(engine.Balance):
+        if hints[f.name] is bool and getattr(default, f.name):
+            off = replace(default, **{f.name: False})
+            if off.defines() != default.defines():
+                variants.append(off)
+    builds = dict.fromkeys(defines for balance in variants for defines in balance.builds())
+    return [(stats, defines) for defines in builds for stats in (False, True)]
+
+
+def compile_one(build: tuple[bool, tuple[str, ...]]) -> tuple[tuple[bool, tuple[str, ...]], float]:
+    t0 = time.perf_counter()
+    engine.module("match.cu", build[0], build[1])
+    return build, time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    engine.warm_up()  # the other modules, and CuPy's own kernels, once before the processes start
+    builds = every_build()
+    print(f"{len(builds)} builds of match.cu in {args.jobs} processes", flush=True)
+    # Spawned, not forked: a forked child cannot use the parent's CUDA context.
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for (stats, defines), seconds in pool.map(compile_one, builds):
+            print(f"  {seconds:6.1f} s  stats {int(stats)}  {' '.join(defines) or '(default)'}", flush=True)
+    print(f"done in {time.perf_counter() - t0:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
