@@ -20,8 +20,8 @@
 # it inside LATENCY_TIMEOUT), RF_ARGS (patterns, engines and --time-limit of the rapidflow step's
 # batch-of-1,000 runs), RF1_ARGS (the same for its batch-of-1 run), per-step limits TESTS_TIMEOUT /
 # E2E_TIMEOUT / BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT /
-# RF_TIMEOUT, COMPILE_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes), DM_COMMIT (the
-# commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
+# RF_TIMEOUT / COMPILE_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes),
+# DM_COMMIT (the commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
 # carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
 # Folders under $OUT come back packed as $OUT/outputs.tgz.
