@@ -251,6 +251,7 @@ BALANCES = {
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
+    "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)
 }
 
 

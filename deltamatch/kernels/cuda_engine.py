@@ -344,6 +344,10 @@ class Balance:
     memo_factor: the distinct keys a warp's memo holds before it is counted, per unit of the scratch
     width (match.cu's DM_MEMO_FACTOR, 4 by default: a host count of the RMAT-18 house kept 13.0x of
     the memo's 13.7x less pair work at 4, 6.9x at 2, 3.1x at 1; another value is a build of its own).
+    memo_overlap (with last_memo): the memo's launch is queued first, on a stream of its own
+    (`memo_stream`), and the rest's launches beside it, so that the warps its few hub tasks leave
+    idle take the rest's tasks instead of waiting for them (with statistics, which wait for every
+    launch, the two do not overlap).  Off by default: not yet run on a device.
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -368,6 +372,7 @@ class Balance:
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
+    memo_overlap: bool = False
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -764,6 +769,18 @@ class _MatchRun:
             self.stats.add(raw.get(), busy.get())
 
 
+class _Started(NamedTuple):
+    """A run whose first launch is queued (start_match), and what finish_match needs of it."""
+
+    run: _MatchRun
+    function: str
+    shape: Launch
+    per_warp: int
+    defer: bool
+    memo: bool
+    budget_s: float | None
+
+
 def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
               check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
               out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
@@ -771,16 +788,29 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
               budget_s: float | None = None, memo: bool = False) -> int:
     """match_tasks over tasks [first, last) (phase 0), then over the chunks of the tasks it deferred
     (phase 1, counting only); returns the matches found.  `memo`: the tasks are all of memo plans,
-    counted by match_memo in one launch (`Balance.last_memo`).
+    counted by match_memo (`Balance.last_memo`).
 
     Raises DeadlineExceeded when `budget_s` ran out, EngineError when a listing disagrees with
     `expect`.
     """
+    started = start_match(graph, plans, tasks, batch, check_other, counts=counts, first=first, last=last,
+                          perm=perm, out=out, out_offsets=out_offsets, expect=expect, window=window,
+                          balance=balance, stats=stats, budget_s=budget_s, memo=memo)
+    return 0 if started is None else finish_match(started)
+
+
+def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch: DeviceBatch,
+                check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
+                out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
+                balance: Balance = Balance(), stats: KernelStats | None = None,
+                budget_s: float | None = None, memo: bool = False) -> _Started | None:
+    """run_match's first launch, queued on the current stream without waiting for it (None: no
+    tasks); finish_match waits for it and runs the rest."""
     cp = cupy()
     last = tasks.size if last is None else last
     n = last - first
     if n <= 0:
-        return 0
+        return None
     if graph.max_degree is not None:
         width = max(1, graph.max_degree)
     else:
@@ -802,26 +832,35 @@ def run_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batch:
                     balance, stats, _deadline(budget_s), width, scratch,
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     run.launch(function, 0, first, last, perm, shape)
-    got = counters.get()  # the total and flags too: a run that deferred nothing is done
-    n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if defer else 0
+    return _Started(run, function, shape, per_warp, defer, memo, budget_s)
+
+
+def finish_match(started: _Started) -> int:
+    """Waits for a started run's first launch, launches the chunks of the tasks it deferred (phase
+    1), and returns the run's matches (run_match's errors)."""
+    cp = cupy()
+    run, memo, balance = started.run, started.memo, started.run.balance
+    got = run.counters.get()  # the total and flags too: a run that deferred nothing is done
+    n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if started.defer else 0
     if n_deferred:
         if balance.chunk:
             entry, lo, hi, order, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
         else:
             share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
-            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, graph.degree,
-                                                          shape.warps * share)
-        if stats is not None:
-            stats.chunks += n_chunks
+            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
+                                                          started.shape.warps * share)
+        if run.stats is not None:
+            run.stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
-        grab = launch_shape(n_chunks, 4 * per_warp, function)
-        if grab.warps > shape.warps:
+        per_warp = started.per_warp
+        grab = launch_shape(n_chunks, 4 * per_warp, started.function)
+        if grab.warps > started.shape.warps:
             run.scratch = (memo_scratch(grab.warps, per_warp) if memo
                            else cp.empty(grab.warps * per_warp, dtype=cp.int32))
-        run.launch(function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
-        got = counters[: FLAGS + 1].get()
+        run.launch(started.function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
+        got = run.counters[: FLAGS + 1].get()
     if got[FLAGS] & 2:
-        raise DeadlineExceeded(f"match_tasks stopped after {budget_s} s")
+        raise DeadlineExceeded(f"match_tasks stopped after {started.budget_s} s")
     if got[FLAGS] & 1:
         raise EngineError("a listing round found a different number of matches than its count")
     return int(got[TOTAL])
@@ -881,25 +920,41 @@ def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance, host_tasks:
 
 def _memo_parts(plans: DevicePlans, tasks: DeviceTasks, balance: Balance) -> list[tuple[Any, bool]]:
     """The tasks' indices (None: all of them) each counting launch takes, and whether it is the memo's
-    (`Balance.last_memo`: the tasks of memo plans apart from the rest)."""
+    (`Balance.last_memo`: the tasks of memo plans apart from the rest, first)."""
     if not (balance.last_memo and balance.unroll and plans.memos and tasks.plan is not None):
         return [(None, False)]
     cp = cupy()
     memo = plans.memo[tasks.plan] != 0
-    return [(cp.flatnonzero(~memo), False), (cp.flatnonzero(memo), True)]
+    return [(cp.flatnonzero(memo), True), (cp.flatnonzero(~memo), False)]
 
 
 def _take(tasks: DeviceTasks, index) -> DeviceTasks:
     return DeviceTasks(*(None if a is None else a[index] for a in tasks))
 
 
+# Per device, the stream memo runs take with Balance.memo_overlap (memo_stream).
+_MEMO_STREAMS: dict[int, Any] = {}
+
+
+def memo_stream():
+    """The current device's stream for memo runs beside the rest (`Balance.memo_overlap`); it does
+    not wait for the legacy default stream, so the caller orders it by events."""
+    cp = cupy()
+    device = cp.cuda.Device().id
+    if device not in _MEMO_STREAMS:
+        _MEMO_STREAMS[device] = cp.cuda.Stream(non_blocking=True)
+    return _MEMO_STREAMS[device]
+
+
 def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
                  host_tasks: TaskList | DeviceTasks, balance: Balance, stats: KernelStats | None,
                  budget_s: float | None) -> int:
-    """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`); fills
-    `counts` (optional) per task and returns the total."""
+    """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`), queued
+    on a stream of its own with `Balance.memo_overlap`; fills `counts` (optional) per task and
+    returns the total."""
     cp = cupy()
-    total = 0
+    main = cp.cuda.get_current_stream()
+    started = []
     for index, memo in _memo_parts(p, t, balance):
         part, part_counts, order_by = t, counts, host_tasks
         if index is not None:
@@ -908,8 +963,20 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
         if part.size == 0:
             continue
         perm = _order(g, part, balance, order_by)
-        total += run_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
-                           stats=stats, budget_s=budget_s, memo=memo)
+        stream = main
+        if memo and balance.memo_overlap:
+            stream = memo_stream()
+            stream.wait_event(main.record())  # the part, its counts and order come from the main stream
+        with stream:
+            run = start_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
+                              stats=stats, budget_s=budget_s, memo=memo)
+        # The part and its order are held until the run is finished: freed earlier, the main stream
+        # could reuse their memory while the memo's stream still reads them.
+        started.append((index, part_counts, stream, run, (part, perm)))
+    total = 0
+    for index, part_counts, stream, run, _ in reversed(started):  # the memo's last: it takes longest
+        with stream:
+            total += 0 if run is None else finish_match(run)
         if index is not None and counts is not None:
             counts[index] = part_counts
     return total
