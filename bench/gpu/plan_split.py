@@ -9,7 +9,7 @@ more run (lanes, per-warp busy spread, deferral, sharing, entries scanned and pr
 each plan's line as it is measured (its GPU/CPU ratio names the plan that holds a pattern under
 its goal against the CPU engine), then the batch's sums.
 
-    python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu [--balance memo]
+    python bench/gpu/plan_split.py --scale 18 --size 1000 --pattern house --cpu [--balance nomemo] [--kept]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_gpu import BALANCES, balance_note, host_batch_view, host_rows, loaded_rmat, log, tick  # noqa: E402
 
-from deltamatch.kernels import cpu_engine  # noqa: E402
+from deltamatch.kernels import cpu_engine, plan_table  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
@@ -50,11 +50,17 @@ def main() -> int:
     ap.add_argument("--pattern", default="house")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=False)
-    ap.add_argument("--balance", default="all", help="the bench_gpu.py setting the GPU runs with (e.g. memo)")
+    ap.add_argument("--balance", default="all", help="the bench_gpu.py setting of the GPU runs (e.g. nomemo)")
+    ap.add_argument("--kept", action="store_true",
+                    help="the graph keeps its edges' triangles, and last levels at sizes 4 to 8 read them "
+                         "(plan_table.KEPT_LAST_SIZES; statistics runs match them: that build has no kept)")
     args = ap.parse_args()
     balance = BALANCES[args.balance]
     engine.warm_up(balance.builds())
     edges, n, cut, g = loaded_rmat(args.scale)
+    if args.kept:
+        plan_table.KEPT_LAST_SIZES = (4, 5, 6, 7, 8)
+        g.keep_triangles(True)
     pattern = parse_pattern(args.pattern)
     plans = compile_plans(pattern, shared_plans(pattern))
     log(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; {args.pattern}: "

@@ -348,6 +348,10 @@ class Balance:
     (`memo_stream`), and the rest's launches beside it, so that the warps its few hub tasks leave
     idle take the rest's tasks instead of waiting for them (with statistics, which wait for every
     launch, the two do not overlap).  Off by default: not yet run on a device.
+    memo_share (with last_memo and steal): the memo's launch shares its long flushes as the pair
+    lists of other tasks are shared (match.cu's match_memo_shared): warps out of tasks join a hub
+    task's flush instead of idling while its warp counts it alone.  Off by default: not yet run on
+    a device.
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -373,6 +377,7 @@ class Balance:
     memo_factor: int = 4
     memo_chunks: int = 0
     memo_overlap: bool = False
+    memo_share: bool = False
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -401,6 +406,7 @@ MIN_CHUNK_COST = 256  # the smallest estimated cost of an automatic chunk
 STAT_NAMES = ("scanned", "probes", "tasks", "lanes", "steps", "deferred", "published", "joins", "shared",
               "memo_flushes")
 BOARD_WORDS = 16  # DM_BOARD_WORDS: a warp's record on the work-sharing board
+SHARING_KERNELS = ("match_shared", "match_memo_shared")  # the kernels that publish and join pair lists
 
 
 @dataclass
@@ -736,7 +742,7 @@ class _MatchRun:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         queue = self.counters[QUEUE + phase:QUEUE + phase + 1]
-        shared = function == "match_shared"
+        shared = function in SHARING_KERNELS
         board = cp.zeros(shape.warps * BOARD_WORDS, dtype=cp.uint64) if shared else None
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
@@ -821,9 +827,11 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
     flat = plans.k == 3 and balance.unroll and out is None
-    shared = plans.k >= 4 and balance.unroll and balance.steal and out is None and not memo
+    shared = (plans.k >= 4 and balance.unroll and balance.steal and out is None
+              and (balance.memo_share or not memo))
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
-    function = "match_memo" if memo else function
+    if memo:
+        function = "match_memo_shared" if shared else "match_memo"
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
     defer = balance.split and out is None and plans.k >= 4 and (balance.memo_chunks > 0 or not memo)
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)

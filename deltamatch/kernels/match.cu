@@ -21,7 +21,8 @@
 // (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
 // in the same order as the CPU engine and writes each task's rows at its exact output offset.
 // Memo plans, whose last level depends on the seed and position k-2 only, may run in a launch of
-// their own (match_memo) that sizes it once per task and level-(k-2) vertex (memo_add, memo_flush).
+// their own (match_memo) that sizes it once per task and level-(k-2) vertex (memo_add, memo_flush);
+// match_memo_shared shares those flushes as the pair lists below are shared.
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
 // task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a
@@ -40,9 +41,12 @@
 
 #define DM_WARPS_PER_BLOCK 8
 // Resident blocks per SM the kernels are compiled for (register caps 80, and 64 for the flat loop):
-// without them ptxas may pick fewer registers than the cap allows and spill.
+// without them ptxas may pick fewer registers than the cap allows and spill.  match_memo_shared,
+// which carries both the memo's and the sharing's code, spills at 80: it gets two blocks (a cap of
+// 128), and the host sizes its launch from the kernel's own attributes (cuda_engine.resident_blocks).
 #define DM_MIN_BLOCKS 3
 #define DM_MIN_BLOCKS_FLAT 4
+#define DM_MIN_BLOCKS_MEMO_SHARED 2
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
@@ -73,7 +77,7 @@
 
 // A warp's board record, DM_BOARD_WORDS words: the list's id while open (0: closed), next unclaimed
 // pair, pair count, joiners holding it, then what a joiner needs: task, plan | rank << 32, the list's
-// arrays (PairList) and the match prefix m[0 .. k-3], two per word.
+// arrays (PairList), the match prefix m[0 .. k-3], two per word, and a memo list's weights.
 #define DM_BOARD_WORDS 16
 #define DM_B_OPEN 0
 #define DM_B_NEXT 1
@@ -86,6 +90,7 @@
 #define DM_B_S 8
 #define DM_B_N 9
 #define DM_B_M 10
+#define DM_B_W 13  // after DM_B_M's (DM_MAX_K - 2) / 2 words
 
 namespace {
 
@@ -885,6 +890,7 @@ __device__ dm_u64* publish(const Ctx& c, WarpState& s, int p, int r, int lane, c
         rec[DM_B_SRC] = (dm_u64)pl.src;
         rec[DM_B_S] = (dm_u64)pl.S;
         rec[DM_B_N] = (dm_u64)pl.n;
+        rec[DM_B_W] = (dm_u64)pl.W;
         for (int j = 0; j < c.k - 2; j += 2) {
             rec[DM_B_M + j / 2] = (unsigned)s.m[j] | ((dm_u64)(unsigned)s.m[j + 1] << 32);
         }
@@ -963,7 +969,9 @@ __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane,
 
 // The joiner's side of work sharing: joins the open list with the most unclaimed pairs (at least
 // DM_JOIN_MIN) and claims pieces of it until none is left, adding its matches to the list's task.
-// Returns the matches; sets `joined` to whether it found a list.
+// Returns the matches; sets `joined` to whether it found a list.  MEMO: the lists are memo flushes
+// (match_memo_shared publishes no other kind).
+template <bool MEMO>
 __device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, Stats& st) {
     dm_i64 best_left = 0;
     dm_i64 best = -1;
@@ -1027,12 +1035,12 @@ __device__ dm_u64 join_list(const Ctx& c, WarpState& s, int lane, bool& joined, 
     const int p = (int)(unsigned)plan;
     const int r = (int)(unsigned)(plan >> 32);
     PairList pl;
-    pl.W = nullptr;
+    pl.W = MEMO ? (const int*)__ldcg(rec + DM_B_W) : nullptr;
     pl.C = (const int*)__ldcg(rec + DM_B_C);
     pl.src = (const int* const*)__ldcg(rec + DM_B_SRC);
     pl.S = (const dm_i64*)__ldcg(rec + DM_B_S);
     pl.n = (int)__ldcg(rec + DM_B_N);
-    const dm_u64 found = count_pairs<true>(c, s, p, r, lane, pl, rec, (dm_i64)__ldcg(rec + DM_B_END), st);
+    const dm_u64 found = count_pairs<true, MEMO>(c, s, p, r, lane, pl, rec, (dm_i64)__ldcg(rec + DM_B_END), st);
     __syncwarp();
     if (lane == 0) {
         if (c.counts != nullptr && found != 0) {
@@ -1215,7 +1223,7 @@ __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, 
     return sc;
 }
 
-// Counting memo plans (match_memo; Balance.last_memo, off by default: not yet run on a device).
+// Counting memo plans (match_memo; Balance.last_memo, 1.3-1.9x faster on the house: session 17).
 // The last level's set S(w) of a memo plan (plan_table.memo_plans) depends on the seed and w = m[k-2]
 // alone, while k-2 runs for every prefix m[2 .. k-3] of a task, so a hub's neighbours are met again
 // and again: the house's roof-edge plans walked 13.7x the pairs they need on RMAT-18 (docs/GPU.md,
@@ -1225,7 +1233,8 @@ __device__ Scratch warp_scratch(int* scratch, dm_i64 width, int k, dm_i64 warp, 
 // own vertices m[2 .. k-3] that lie in S(w) are taken out as it goes.  A table that reaches
 // `memo_limit` distinct keys (a load of 1/2) is counted and cleared: at DM_MEMO_FACTOR times the
 // widest row it kept 13.0x of the 13.7x (1x: 3.1x; host count, session 16).  The host runs such
-// tasks in a launch of their own, not deferred (chunks of level 2 would share nothing), not shared.
+// tasks in a launch of their own, by default not deferred: chunks of level 2 each fill a table of
+// their own and lose the reuse (Balance.memo_chunks).  match_memo_shared shares long flushes.
 
 // Whether x, a vertex of the match, passes the last level's tests against the seed positions 0 and 1
 // (rows, distinctness, changed-pair ranks, bounds): then it lies in S(w) for every w it is adjacent to
@@ -1289,7 +1298,14 @@ __device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, int p, int r, int lane,
     }
     const dm_i64 total = pair_list(c, s, p, lane, s.memo_C, n, false, s.memo_src, s.memo_S, st);
     const PairList pl = {s.memo_C, s.memo_src, s.memo_S, n, s.memo_W};
-    return count_pairs<false, true>(c, s, p, r, lane, pl, nullptr, total, st);
+    // match_memo_shared: a long flush is shared as pair_count's lists are; its arrays stay untouched
+    // until unpublish, since the next memo_add writes them only after this returns.
+    dm_u64* rec = c.share > 0 && total >= c.share ? publish(c, s, p, r, lane, pl, total, st) : nullptr;
+    const dm_u64 found = count_pairs<false, true>(c, s, p, r, lane, pl, rec, total, st);
+    if (rec != nullptr) {
+        unpublish(rec, lane);
+    }
+    return found;
 }
 
 // Puts the current prefix's level k-2 set, from member `from` on, into the table until it is done or
@@ -1706,7 +1722,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         while (!expired(c, lane)) {
             const dm_u64 t0 = busy != nullptr ? dm_globaltimer() : 0;
             bool joined;
-            mine += join_list(c, s, lane, joined, st);
+            mine += join_list<MEMO>(c, s, lane, joined, st);
             if (joined) {
                 worked += busy != nullptr ? dm_globaltimer() - t0 : 0;
                 idle = 0;
@@ -1753,9 +1769,16 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
 }
 
 // match_tasks for counting the tasks of memo plans through the warp's memo (memo_add): the host sends
-// only such tasks, with no deferral and no sharing, and scratch for the memo (cuda_engine.scratch_ints).
+// only such tasks, and scratch for the memo (cuda_engine.scratch_ints).
 extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_memo(DM_MATCH_PARAMS) {
     match_body<false, false, true>(DM_MATCH_ARGS);
+}
+
+// match_memo with work sharing: warps out of tasks join the memo flushes of the others
+// (Balance.memo_share), so that a hub task's flush no longer runs on its warp alone.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_MEMO_SHARED)
+    match_memo_shared(DM_MATCH_PARAMS) {
+    match_body<false, true, true>(DM_MATCH_ARGS);
 }
 
 // match_tasks for counting k = 3 tasks with unrolling (flat_tasks), compiled apart so that the

@@ -284,12 +284,13 @@ def balances():
                                                         list_checks=False)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
-    # the rest; with per-pair checks; without the memo; beside the rest's launches
+    # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes
     out["memo"] = Balance(defer_cost=2, share_pairs=1)
     out["memo-chunks4"] = Balance(defer_cost=2, share_pairs=1, memo_chunks=4)
     out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False)
     out["memo0"] = Balance(defer_cost=2, share_pairs=1, last_memo=False)
     out["memo-overlap"] = Balance(defer_cost=2, share_pairs=1, memo_overlap=True)  # its launch on a stream
+    out["memo-share"] = Balance(defer_cost=2, share_pairs=1, memo_share=True)  # its flushes shared
     # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)
     out["memo-flush"] = Balance(split=False, share_pairs=1, memo_factor=1)
     return out
@@ -350,7 +351,8 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
     vertices recur across a task's prefixes, reading fewer set entries than the pair lists do; the
     same with a table of one width's keys (memo_factor 1), which some task fills and counts before
     it ends (more flushes than memo tasks), with hub tasks deferred and cut into chunks
-    (memo_chunks), and with the memo's launch beside the rest's (memo_overlap)."""
+    (memo_chunks), with the memo's launch beside the rest's (memo_overlap), and with every flush
+    published for sharing (memo_share)."""
     from deltamatch.kernels import cuda_engine
 
     g = loaded_graph(rmat_edges(10, edge_factor=8, seed=4))
@@ -370,9 +372,14 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
         overlap = cuda_engine.Balance(memo_overlap=True)  # without statistics, which wait per launch
         np.testing.assert_array_equal(cuda_engine.count_tasks(g.view(), table, tasks, view, balance=overlap),
                                       want)
+        shared = cuda_engine.KernelStats()
+        sharing = cuda_engine.Balance(memo_share=True, share_pairs=1)
+        np.testing.assert_array_equal(
+            cuda_engine.count_tasks(g.view(), table, tasks, view, balance=sharing, stats=shared), want)
         assert want.sum() > 0 and runs[True, 4, 0].scanned < runs[False, 4, 4].scanned
         assert runs[True, 1, 0].memo_flushes > int((memo_plans(table)[tasks.plan] != 0).sum())
         assert runs[True, 4, 4].deferred > 0 and runs[True, 4, 4].chunks >= runs[True, 4, 4].deferred
+        assert 0 < shared.published <= shared.memo_flushes  # flushes of at least one pair are published
     finally:
         g.release(view)
 
