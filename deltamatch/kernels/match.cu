@@ -862,7 +862,7 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
             ok = passes(c, s, lm, ch, r, x, st) && !(c.check_other && survives_other(c, s, lm, p, x));
         }
         if constexpr (MEMO) {
-            found += __reduce_add_sync(DM_FULL_MASK, ok ? (unsigned)pl.W[i] : 0u);
+            found += __reduce_add_sync(DM_FULL_MASK, ok ? (unsigned)load<CG>(pl.W + i) : 0u);
         } else {
             found += __popc(__ballot_sync(DM_FULL_MASK, ok));
         }
