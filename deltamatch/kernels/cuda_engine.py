@@ -982,11 +982,16 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
         # could reuse their memory while the memo's stream still reads them.
         started.append((index, part_counts, stream, run, (part, perm)))
     total = 0
-    for index, part_counts, stream, run, _ in reversed(started):  # the memo's last: it takes longest
-        with stream:
-            total += 0 if run is None else finish_match(run)
-        if index is not None and counts is not None:
-            counts[index] = part_counts
+    try:
+        for index, part_counts, stream, run, _ in reversed(started):  # the memo's last: it takes longest
+            with stream:
+                total += 0 if run is None else finish_match(run)
+            if index is not None and counts is not None:
+                counts[index] = part_counts
+    finally:  # a run that raised leaves the memo's launch running on the arrays held above
+        for _, _, stream, _, _ in started:
+            if stream is not main:
+                stream.synchronize()
     return total
 
 
