@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cupy as cp  # noqa: E402
+from compile_builds import compile_all  # noqa: E402
 
 from deltamatch.bench.plots import gpu_speedup_plot  # noqa: E402
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
@@ -137,7 +138,12 @@ def warm_up_paths(edges: np.ndarray, patterns: list[str], ablation: list[str]) -
     """Run every timed device path once on a small graph: CuPy compiles its own kernels on first
     use (seconds on a fresh machine), which must not land in the first timed batch.  That covers
     the match builds of the ablation's settings, the kept triangles on both sides of a batch, and
-    the recount of every pattern (its formulas and relabelling)."""
+    the recount of every pattern (its formulas and relabelling).  The match builds compile in
+    parallel processes first (compile_builds.py): one at a time, a new match.cu spent a device
+    call's whole budget here (sessions 16 and 17)."""
+    builds = dict.fromkeys((stats, defines) for variant in ablation if variant in BALANCES
+                           for defines in BALANCES[variant].builds() for stats in (False, True))
+    compile_all(list(builds), log=log)
     for variant in ablation:
         if variant in BALANCES:
             engine.warm_up(BALANCES[variant].builds())

@@ -19,12 +19,15 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields, replace
+from functools import partial
 from pathlib import Path
 from typing import get_type_hints
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
+
+JOBS = max(1, (os.cpu_count() or 2) - 2)
 
 
 def every_build() -> list[tuple[bool, tuple[str, ...]]]:
@@ -48,18 +51,25 @@ def compile_one(build: tuple[bool, tuple[str, ...]]) -> tuple[tuple[bool, tuple[
     return build, time.perf_counter() - t0
 
 
+def compile_all(builds: list[tuple[bool, tuple[str, ...]]], jobs: int = JOBS, log=print) -> None:
+    """Compiles `builds` ((stats, defines) of match.cu) into CuPy's cache in up to `jobs` spawned
+    processes (a forked child cannot use the parent's CUDA context), logging each one's time; the
+    caller's own first use then loads them from the cache."""
+    with ProcessPoolExecutor(max(1, min(jobs, len(builds))),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for (stats, defines), seconds in pool.map(compile_one, builds):
+            log(f"  {seconds:6.1f} s  stats {int(stats)}  {' '.join(defines) or '(default)'}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
+    ap.add_argument("--jobs", type=int, default=JOBS)
     args = ap.parse_args()
     t0 = time.perf_counter()
     engine.warm_up()  # the other modules, and CuPy's own kernels, once before the processes start
     builds = every_build()
     print(f"{len(builds)} builds of match.cu in {args.jobs} processes", flush=True)
-    # Spawned, not forked: a forked child cannot use the parent's CUDA context.
-    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for (stats, defines), seconds in pool.map(compile_one, builds):
-            print(f"  {seconds:6.1f} s  stats {int(stats)}  {' '.join(defines) or '(default)'}", flush=True)
+    compile_all(builds, args.jobs, partial(print, flush=True))
     print(f"done in {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 
