@@ -957,41 +957,45 @@ def memo_stream():
 def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
                  host_tasks: TaskList | DeviceTasks, balance: Balance, stats: KernelStats | None,
                  budget_s: float | None) -> int:
-    """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`), queued
-    on a stream of its own with `Balance.memo_overlap`; fills `counts` (optional) per task and
-    returns the total."""
+    """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`): first,
+    or with `Balance.memo_overlap` queued on a stream of its own and finished after the rest; fills
+    `counts` (optional) per task and returns the total."""
     cp = cupy()
     main = cp.cuda.get_current_stream()
-    started = []
-    for index, memo in _memo_parts(p, t, balance):
-        part, part_counts, order_by = t, counts, host_tasks
-        if index is not None:
-            part = order_by = _take(t, index)
-            part_counts = None if counts is None else cp.zeros(part.size, dtype=cp.int64)
-        if part.size == 0:
-            continue
-        perm = _order(g, part, balance, order_by)
-        stream = main
-        if memo and balance.memo_overlap:
-            stream = memo_stream()
-            stream.wait_event(main.record())  # the part, its counts and order come from the main stream
-        with stream:
-            run = start_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
-                              stats=stats, budget_s=budget_s, memo=memo)
-        # The part and its order are held until the run is finished: freed earlier, the main stream
-        # could reuse their memory while the memo's stream still reads them.
-        started.append((index, part_counts, stream, run, (part, perm)))
     total = 0
+    beside = None  # the memo's run on its own stream, with what it reads, until it is finished
     try:
-        for index, part_counts, stream, run, _ in reversed(started):  # the memo's last: it takes longest
-            with stream:
-                total += 0 if run is None else finish_match(run)
+        for index, memo in _memo_parts(p, t, balance):
+            part, part_counts, order_by = t, counts, host_tasks
+            if index is not None:
+                part = order_by = _take(t, index)
+                part_counts = None if counts is None else cp.zeros(part.size, dtype=cp.int64)
+            if part.size == 0:
+                continue
+            perm = _order(g, part, balance, order_by)
+            if memo and balance.memo_overlap:
+                stream = memo_stream()
+                stream.wait_event(main.record())  # the part, its counts and order come from the main stream
+                with stream:
+                    run = start_match(g, p, part, b, check_other, counts=part_counts, perm=perm,
+                                      balance=balance, stats=stats, budget_s=budget_s, memo=True)
+                # Held until finished: freed earlier, their memory could be reused on the main stream
+                # while the memo's stream still reads it.
+                beside = (index, part_counts, stream, run, part, perm)
+                continue
+            total += run_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
+                               stats=stats, budget_s=budget_s, memo=memo)
             if index is not None and counts is not None:
                 counts[index] = part_counts
+        if beside is not None:
+            index, part_counts, stream, run, _, _ = beside
+            with stream:
+                total += 0 if run is None else finish_match(run)
+            if counts is not None:
+                counts[index] = part_counts
     finally:  # a run that raised leaves the memo's launch running on the arrays held above
-        for _, _, stream, _, _ in started:
-            if stream is not main:
-                stream.synchronize()
+        if beside is not None:
+            beside[2].synchronize()
     return total
 
 
