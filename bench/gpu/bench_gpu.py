@@ -258,8 +258,7 @@ BALANCES = {
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)
-    "memoshare": engine.Balance(memo_share=True),  # all and the memo's flushes shared (match_memo_shared)
-    "memoboth": engine.Balance(memo_overlap=True, memo_share=True),  # overlap and memoshare
+    "nomemoshare": engine.Balance(memo_share=False),  # all but the memo's flushes shared (match_memo_shared)
 }
 
 

@@ -347,11 +347,13 @@ class Balance:
     memo_overlap (with last_memo): the memo's launch is queued first, on a stream of its own
     (`memo_stream`), and the rest's launches beside it, so that the warps its few hub tasks leave
     idle take the rest's tasks instead of waiting for them (with statistics, which wait for every
-    launch, the two do not overlap).  Off by default: not yet run on a device.
+    launch, the two do not overlap).  Off by default: on the RMAT-18 house at 1,000 it gained what
+    memo_share gains (0.76-0.77x the time) and nothing beside it (docs/GPU.md, session 18).
     memo_share (with last_memo and steal): the memo's launch shares its long flushes as the pair
     lists of other tasks are shared (match.cu's match_memo_shared): warps out of tasks join a hub
-    task's flush instead of idling while its warp counts it alone.  Off by default: not yet run on
-    a device.
+    task's flush instead of idling while its warp counts it alone.  Measured on the RMAT-18 house at
+    1,000: 0.76-0.78x the time, its two plans 287 and 260 ms where they took 584 and 565 at a busy
+    spread of 1.00 (docs/GPU.md, session 18).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -377,7 +379,7 @@ class Balance:
     memo_factor: int = 4
     memo_chunks: int = 0
     memo_overlap: bool = False
-    memo_share: bool = False
+    memo_share: bool = True
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),

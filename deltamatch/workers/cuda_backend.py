@@ -47,7 +47,7 @@ PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pair
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
-MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "0" (default) or "1": the memo's long flushes shared
+MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
 MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks per warp (0, default: none)
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
@@ -79,17 +79,16 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_LIST_CHECKS,
     DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO, DELTAMATCH_GPU_MEMO_OVERLAP,
     DELTAMATCH_GPU_MEMO_SHARE and DELTAMATCH_GPU_MEMO_CHUNKS select (defaults: all on but filling and
-    the memo's overlap and sharing)."""
+    the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
                  ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV),
-                 ("last_memo", LAST_MEMO_ENV))}
+                 ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
-    switches["memo_share"] = _switch(env, MEMO_SHARE_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     if split == "auto":
         return engine.Balance(**switches)

@@ -290,7 +290,7 @@ def balances():
     out["memo-listchecks0"] = Balance(split=False, share_pairs=1, list_checks=False)
     out["memo0"] = Balance(defer_cost=2, share_pairs=1, last_memo=False)
     out["memo-overlap"] = Balance(defer_cost=2, share_pairs=1, memo_overlap=True)  # its launch on a stream
-    out["memo-share"] = Balance(defer_cost=2, share_pairs=1, memo_share=True)  # its flushes shared
+    out["memo-share0"] = Balance(defer_cost=2, share_pairs=1, memo_share=False)  # its flushes unshared
     # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)
     out["memo-flush"] = Balance(split=False, share_pairs=1, memo_factor=1)
     return out
@@ -366,7 +366,8 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
         runs = {}
         for memo, factor, chunks in ((False, 4, 4), (True, 4, 0), (True, 1, 0), (True, 4, 4)):
             stats = cuda_engine.KernelStats()
-            balance = cuda_engine.Balance(last_memo=memo, memo_factor=factor, memo_chunks=chunks)
+            balance = cuda_engine.Balance(last_memo=memo, memo_factor=factor, memo_chunks=chunks,
+                                          memo_share=False)
             got = cuda_engine.count_tasks(g.view(), table, tasks, view, balance=balance, stats=stats)
             np.testing.assert_array_equal(got, want)
             runs[memo, factor, chunks] = stats
@@ -374,7 +375,7 @@ def test_the_memo_counts_memo_plans_as_the_cpu_engine_with_fewer_entries_read(na
         np.testing.assert_array_equal(cuda_engine.count_tasks(g.view(), table, tasks, view, balance=overlap),
                                       want)
         shared = cuda_engine.KernelStats()
-        sharing = cuda_engine.Balance(memo_share=True, share_pairs=1)
+        sharing = cuda_engine.Balance(share_pairs=1)
         np.testing.assert_array_equal(
             cuda_engine.count_tasks(g.view(), table, tasks, view, balance=sharing, stats=shared), want)
         assert want.sum() > 0 and runs[True, 4, 0].scanned < runs[False, 4, 4].scanned

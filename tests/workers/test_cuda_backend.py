@@ -83,9 +83,9 @@ def test_memo_overlap_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_OVERLAP": "1"}) == Balance(memo_overlap=True)
 
 
-def test_memo_share_switch_is_off_unless_set() -> None:
-    assert not balance_from_env({}).memo_share
-    assert balance_from_env({"DELTAMATCH_GPU_MEMO_SHARE": "1"}) == Balance(memo_share=True)
+def test_memo_share_switch_is_on_unless_off() -> None:
+    assert balance_from_env({}).memo_share
+    assert balance_from_env({"DELTAMATCH_GPU_MEMO_SHARE": "0"}) == Balance(memo_share=False)
 
 
 def test_memo_chunks_per_warp_come_from_the_environment() -> None:
