@@ -581,13 +581,9 @@ def main() -> int:
     ap.add_argument(
         "--ablation",
         default="none,heavy,split",
-        help="also time every batch with these settings: none, heavy, split, unroll, fill (all with "
-        "filling), nohub (all but the hub bitmaps), nokept (all but the kept triangles), nowindow (all "
-        "but the pair loop's window), noswap (all but the reversed seeds), nohubfirst (all but a matched "
-        "hub's bitmap first), nopairhash (all but the batch's pair table), nolistchecks (all but a pair "
-        "list's checks made once), nodriveshort (all but a short row walked for a long base set), memo (all "
-        "and the memo plans' last level sized once per task and vertex). 'all' "
-        "always runs first; named here it runs again after the others: "
+        help=f"also time every batch with these settings: a name of BALANCES ({', '.join(BALANCES)}: "
+        "their comments say what each is), nohub (all but the hub bitmaps) or nokept (all but the kept "
+        "triangles). 'all' always runs first; named here it runs again after the others: "
         "the first run of a batch of 1,000 read 10-30%% slower than later ones (docs/GPU.md, session 15). "
         "Batches with deletions run no ablation: their removal side is counted before the update",
     )
