@@ -176,7 +176,7 @@ def memo_plans(plans: PlanTable) -> np.ndarray:
     return memos
 
 
-KEPT_LAST_SIZES = (4,)  # pattern sizes whose plans read last levels from kept triangles (kept_last_levels)
+KEPT_LAST_SIZES = (4, 5)  # pattern sizes whose plans read last levels from kept triangles (kept_last_levels)
 
 
 def kept_last_levels(plans: PlanTable) -> np.ndarray:
@@ -184,9 +184,9 @@ def kept_last_levels(plans: PlanTable) -> np.ndarray:
     edge-induced, `LAST_EACH`, the last position adjacent to exactly j and k-2, which are adjacent
     themselves (so the level is the common neighbourhood of a graph edge, t of that edge), and no
     symmetry bound on the last position.  Only at the sizes of KEPT_LAST_SIZES: the diamond's
-    outer-edge plans ran 1.7-2.0x faster so, while the house's floor-edge plan (the same test holds
-    for it at k = 5) ran 1.16x faster on RMAT-16 but 0.81x on RMAT-18 and 0.75x on RMAT-20, with
-    its per-candidate work hoisted (docs/GPU.md, sessions 11 and 12)."""
+    outer-edge plans ran 1.7-2.0x faster so (session 11); the house's floor-edge plan (P1's too)
+    took 9.6 ms against about 700 ms on RMAT-18, and the house's batch 3.22x less time on RMAT-20
+    (session 19; 0.81x and 0.75x in session 12, before the memo and its sharing; docs/GPU.md)."""
     k = plans.k
     out = np.full(plans.order.shape[0], -1, dtype=np.int32)
     if plans.induced or k not in KEPT_LAST_SIZES:

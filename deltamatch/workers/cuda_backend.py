@@ -118,7 +118,8 @@ def hub_bits_from_env(env: dict | None = None) -> bool:
 
 def kept_triangles_from_env(env: dict | None = None) -> bool:
     """Whether DELTAMATCH_GPU_KEPT_TRIANGLES lets the device graph keep its edges' triangles for the
-    edge-induced diamond's batch counts (default: on)."""
+    edge-induced diamond's batch counts and the last levels read from them (the diamond's and the
+    house's; default: on)."""
     return _switch(os.environ if env is None else env, KEPT_TRIANGLES_ENV)
 
 

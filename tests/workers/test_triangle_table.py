@@ -23,22 +23,30 @@ from tests.workers.test_cuda_backend import follow, mixed_batch, random_pairs
 needs_gpu = pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
-@pytest.mark.parametrize("induced", [False, True])
-def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, induced: bool) -> None:
-    pattern = parse_pattern(name, induced=induced)
-    plans = compile_plans(pattern, shared_plans(pattern))
-    assert is_edge_induced_diamond(plans) == (name == "diamond" and not induced)
-    assert reads_kept_triangles(plans) == (name == "diamond" and not induced)
-
-
 # The plans whose last level is an edge's common neighbourhood, read from the kept triangles, by
 # pattern (edge-induced) where its size is served: the diamond's outer-edge plans; at k = 5, the
 # house's (P1's) floor-edge plan.
 KEPT_LAST_LEVELS = {"diamond": [1, 0, -1], "house": [-1, -1, -1, -1, 2, -1], "P1": [-1, -1, -1, -1, 2, -1]}
 
 
-@pytest.mark.parametrize("sizes", [plan_table.KEPT_LAST_SIZES, (4, 5)])
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+@pytest.mark.parametrize("induced", [False, True])
+def test_only_the_edge_induced_diamond_is_counted_from_triangles(name: str, induced: bool) -> None:
+    pattern = parse_pattern(name, induced=induced)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    assert is_edge_induced_diamond(plans) == (name == "diamond" and not induced)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+@pytest.mark.parametrize("induced", [False, True])
+def test_patterns_with_a_kept_last_level_read_the_kept_triangles(name: str, induced: bool) -> None:
+    pattern = parse_pattern(name, induced=induced)
+    plans = compile_plans(pattern, shared_plans(pattern))
+    served = not induced and name in KEPT_LAST_LEVELS and plans.k in plan_table.KEPT_LAST_SIZES
+    assert reads_kept_triangles(plans) == served
+
+
+@pytest.mark.parametrize("sizes", [(4,), plan_table.KEPT_LAST_SIZES])
 @pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
 @pytest.mark.parametrize("induced", [False, True])
 def test_last_levels_counted_from_kept_triangles(name: str, induced: bool, sizes: tuple[int, ...],
@@ -155,7 +163,7 @@ def test_last_levels_read_from_kept_triangles_equal_the_cpu_engine_per_task(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both sides of mixed batches (deletions, new vertices, hubs): every task's count with the last
     level read from the kept triangles equals the CPU engine's, and the same run's without them
-    (at sizes 4 and 5, whether or not KEPT_LAST_SIZES serves 5)."""
+    (at sizes 4 and 5, whatever KEPT_LAST_SIZES serves)."""
     monkeypatch.setattr(plan_table, "KEPT_LAST_SIZES", (4, 5))
     rng = np.random.default_rng(41)
     device, host = CudaGraph(), DynamicGraph()
