@@ -25,14 +25,18 @@
 # carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
 # Folders under $OUT come back packed as $OUT/outputs.tgz.
-# CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz; unpack that
-# into .cupy-cache and carry it, and the next machine skips its NVRTC compiles (a cold one spent a
-# whole 140 s call compiling, session 13).
+# CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz.  Copy that to
+# .cupy-cache.tgz (ignored) and carry it beside .devbundle (unpacked, the cache and the bundle pass
+# the 64 MiB a call carries; packed, 10 MB): it is unpacked into .cupy-cache here, and the next
+# machine skips its NVRTC compiles (a cold one spent a whole 140 s call compiling, session 13).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0 CUPY_CACHE_DIR=$PWD/.cupy-cache DM_COMMIT=${DM_COMMIT:-$(cat .commit 2>/dev/null)}
 mkdir -p "$CUPY_CACHE_DIR"
+if [ -f .cupy-cache.tgz ]; then
+  tar xzf .cupy-cache.tgz -C "$CUPY_CACHE_DIR"
+fi
 # numba's cache keeps a callee's old code when only another module changed (docs/CONTRIBUTING.md),
 # and a warm machine keeps __pycache__ between calls: dropped whenever the commit is another.
 numba_marker=deltamatch/__pycache__/devcheck-commit

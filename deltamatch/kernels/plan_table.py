@@ -186,7 +186,7 @@ def kept_last_levels(plans: PlanTable) -> np.ndarray:
     symmetry bound on the last position.  Only at the sizes of KEPT_LAST_SIZES: the diamond's
     outer-edge plans ran 1.7-2.0x faster so (session 11); the house's floor-edge plan (P1's too)
     took 9.6 ms against about 700 ms on RMAT-18, and the house's batch 3.22x less time on RMAT-20
-    (session 19; 0.81x and 0.75x in session 12, before the memo and its sharing; docs/GPU.md)."""
+    (session 20; 0.81x and 0.75x in session 12, before the memo and its sharing; docs/GPU.md)."""
     k = plans.k
     out = np.full(plans.order.shape[0], -1, dtype=np.int32)
     if plans.induced or k not in KEPT_LAST_SIZES:

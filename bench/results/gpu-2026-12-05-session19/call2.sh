@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 19, device call 2 (warm machine after call 1, whose plan split read the house's
+# Device call 2 (session 20, the warm machine after call 1, whose plan split read the house's
 # floor-edge plan 4 at 9.6 ms from kept triangles against about 700 ms without): with
 # KEPT_LAST_SIZES = (4, 5), the house on RMAT-20 at 1,000 against the nokept ablation, then the
 # triangle-table GPU tests.
