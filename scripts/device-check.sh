@@ -3,7 +3,8 @@
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
 #   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
 # Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "compile", match.cu's builds compiled in
-# parallel processes into the carried cache before the steps that load them (bench/gpu/compile_builds.py:
+# parallel processes into the carried cache before the steps that load them, and the CPU engine's numba
+# functions beside them (bench/gpu/compile_builds.py:
 # put it first after a change to match.cu), "static", the static counts against G2Miner,
 # "cpu-replay", the CPU replay benchmark on the device host's cores, "multi", workers on Ray scaled
 # 1 -> 2 -> 4 with every allocation policy's per-batch balance: one GPU each, or a share of the card

@@ -5,7 +5,9 @@ and ablations load a dozen builds: a device call with a new match.cu spent its l
 (sessions 13, 16 and 17).  This compiles, in up to `--jobs` processes, the default build and one
 per switch that is a build of its own (`Balance.defines`), each with and without a pair table
 (`Balance.builds`) and with and without statistics, so that what runs after it loads them from
-CUPY_CACHE_DIR.
+CUPY_CACHE_DIR.  Beside them, one more process compiles the CPU engine's numba functions into
+numba's cache (a minute cold; device-check.sh clears that cache whenever the commit changes, and a
+GPU test step then spent its whole limit compiling before its first test, session 20).
 
     CUPY_CACHE_DIR=$PWD/.cupy-cache python bench/gpu/compile_builds.py --jobs 12
 """
@@ -51,6 +53,17 @@ def compile_one(build: tuple[bool, tuple[str, ...]]) -> tuple[tuple[bool, tuple[
     return build, time.perf_counter() - t0
 
 
+def compile_cpu_engine() -> float:
+    """Compiles the CPU engine's numba functions (the benchmark's warm-up on a tiny graph): the
+    parity tests and benchmarks diff every GPU count against it.  Returns the seconds it took."""
+    from deltamatch.bench.engines import warm_up
+    from deltamatch.scheduler.patterns import parse_pattern
+
+    t0 = time.perf_counter()
+    warm_up(parse_pattern("house"), ["cpu"])
+    return time.perf_counter() - t0
+
+
 def compile_all(builds: list[tuple[bool, tuple[str, ...]]], jobs: int = JOBS, log=print) -> None:
     """Compiles `builds` ((stats, defines) of match.cu) into CuPy's cache in up to `jobs` spawned
     processes (a forked child cannot use the parent's CUDA context), logging each one's time; the
@@ -68,8 +81,11 @@ def main() -> int:
     t0 = time.perf_counter()
     engine.warm_up()  # the other modules, and CuPy's own kernels, once before the processes start
     builds = every_build()
-    print(f"{len(builds)} builds of match.cu in {args.jobs} processes", flush=True)
-    compile_all(builds, args.jobs, partial(print, flush=True))
+    print(f"{len(builds)} builds of match.cu in {args.jobs} processes, numba beside them", flush=True)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as numba_pool:
+        cpu_engine = numba_pool.submit(compile_cpu_engine)
+        compile_all(builds, args.jobs, partial(print, flush=True))
+        print(f"  {cpu_engine.result():6.1f} s  the CPU engine (numba)", flush=True)
     print(f"done in {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 
