@@ -6,7 +6,8 @@
 # RMAT-20 batch of 1,000 (session 17).
 #   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"] (cp the last call's cupy-cache.tgz to
 #   .cupy-cache.tgz; device-check.sh unpacks it), command:
-#   DEVCHECK_STEPS=script DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session20/call1.sh bash scripts/device-check.sh
+#   DEVCHECK_STEPS="compile script" DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session20/call1.sh bash scripts/device-check.sh
+#   (compile: the cached builds load in seconds; numba compiles the CPU engine beside them)
 step() {  # name, limit (s), command...
   local name=$1 limit=$2 s; shift 2; s=$(date +%s)
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
