@@ -7,7 +7,8 @@
 #   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"] (cp the last call's cupy-cache.tgz to
 #   .cupy-cache.tgz; device-check.sh unpacks it), command:
 #   DEVCHECK_STEPS="compile script" DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session20/call1.sh bash scripts/device-check.sh
-#   (compile: the cached builds load in seconds; numba compiles the CPU engine beside them)
+#   (compile: cached builds load in seconds, a fresh checkout has no cache and compiles them in
+#   about 160 s; numba compiles the CPU engine beside them)
 step() {  # name, limit (s), command...
   local name=$1 limit=$2 s; shift 2; s=$(date +%s)
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
