@@ -39,12 +39,14 @@ if [ -f .cupy-cache.tgz ]; then
   tar xzf .cupy-cache.tgz -C "$CUPY_CACHE_DIR"
 fi
 # numba's cache keeps a callee's old code when only another module changed (docs/CONTRIBUTING.md),
-# and a warm machine keeps __pycache__ between calls: dropped whenever the commit is another.
-numba_marker=deltamatch/__pycache__/devcheck-commit
-if [ -z "$DM_COMMIT" ] || [ "$(cat "$numba_marker" 2>/dev/null)" != "$DM_COMMIT" ]; then
+# and a warm machine keeps __pycache__ between calls: dropped whenever the package's Python sources
+# differ from the last call's (a commit of docs or scripts keeps it).
+numba_marker=deltamatch/__pycache__/devcheck-sources
+sources=$(find deltamatch -name '*.py' -print0 | sort -z | xargs -0 cat | sha1sum | cut -d' ' -f1)
+if [ "$(cat "$numba_marker" 2>/dev/null)" != "$sources" ]; then
   make -s clean-numba
 fi
-mkdir -p deltamatch/__pycache__ && echo "$DM_COMMIT" > "$numba_marker"
+mkdir -p deltamatch/__pycache__ && echo "$sources" > "$numba_marker"
 # At most 8 files come back from a call: every folder under $OUT (a bench's CSV, plot and meta)
 # travels packed in outputs.tgz beside the logs.
 pack() {
