@@ -102,6 +102,14 @@ def test_matcher_deltas_follow_networkx_through_batches():
         assert m.total(pid) == len(after)
 
 
+def test_a_single_edge_pattern_counts_and_lists_the_edges():
+    m = api.Matcher("cpu", list_limit=2)
+    m.load([(1, 2), (2, 3)])
+    pid = m.register([(0, 1)])
+    delta = m.apply(insert=[(3, 4), (4, 5), (5, 6)], delete=[(1, 2)])[pid]
+    assert (delta.added, delta.removed, delta.total, len(delta.added_matches)) == (3, 1, 4, 2)
+
+
 def test_dataframe_input_with_named_columns():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"src": ["a", "b", "c", "c", "d"], "dst": ["b", "c", "a", "d", "d"], "w": range(5)})

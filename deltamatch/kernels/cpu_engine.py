@@ -115,8 +115,9 @@ def _list_hoisted(lv, m, dep, cand, width, cnt, order, out, out_row, k, work):
         if _matched_between(m, dep + 1, lv, w):
             continue
         m[lv] = w
-        for p in range(k):
-            out[out_row + found, order[p]] = m[p]
+        if out_row + found < out.shape[0]:
+            for p in range(k):
+                out[out_row + found, order[p]] = m[p]
         found += 1
     work[0] += n
     return found
@@ -506,7 +507,7 @@ def _extend(lv, m, k, offsets, degree, pool, conn, cmp, base, induced, r,
         m[lv] = w
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             continue
-        if emit:
+        if emit and out_row + found < out.shape[0]:
             for p in range(k):
                 out[out_row + found, order[p]] = m[p]
         found += 1
@@ -583,7 +584,7 @@ def _search(offsets, degree, pool, order, conn, cmp, base, dep, last_two, k, ind
     if k == 2:
         if check_other and _survives_in_other_graph(m, k, conn, b_slot, b_ptr, b_partner, b_rank, iso_masks):
             return 0
-        if emit:
+        if emit and out_row < out.shape[0]:
             out[out_row, order[0]] = u
             out[out_row, order[1]] = v
         return 1
@@ -1126,10 +1127,11 @@ def level2_shared(plans: PlanTable) -> np.ndarray:
     k >= 4 and every plan of the table, two or more, has it: running a pair's tasks together
     interleaves the plans, which was measured to cost more than the shared set saves where
     other plans are in between (the house's first file-order batch: 0.093 -> 0.102 CPU s)."""
+    none = np.zeros(plans.order.shape[0], dtype=np.int8)
+    if plans.k < 4:
+        return none
     level2 = np.concatenate([plans.conn[:, 2, :2] == 1, plans.cmp[:, 2, :2] == 0], axis=1).all(axis=1)
-    if plans.k < 4 or level2.shape[0] < 2 or not level2.all():
-        return np.zeros(plans.order.shape[0], dtype=np.int8)
-    return level2.astype(np.int8)
+    return level2.astype(np.int8) if level2.shape[0] >= 2 and level2.all() else none
 
 
 def fused_plans(plans: PlanTable) -> np.ndarray:
@@ -1203,14 +1205,21 @@ def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batc
 
 
 def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
-               counts: np.ndarray, check_other: bool = False) -> np.ndarray:
+               counts: np.ndarray, check_other: bool = False, limit: int | None = None) -> np.ndarray:
     """The matches of each task as rows of internal vertex ids in pattern-vertex order.
 
     `counts` is what `count_tasks` returned for the same tasks: it fixes each task's rows.
+    With `limit`, only the first `limit` of those rows are listed: tasks past them are not
+    run, and the one they end in writes only its share (a hub task's millions of rows are not
+    held to list a few of them).
     """
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    out = np.empty((int(counts.sum()), plans.k), dtype=np.int32)
+    n_rows = int(counts.sum()) if limit is None else min(int(counts.sum()), limit)
+    out = np.empty((n_rows, plans.k), dtype=np.int32)
+    if n_rows < int(counts.sum()):
+        run = int(np.searchsorted(offsets, n_rows, side="left"))
+        tasks, offsets = tasks.take(np.arange(run)), offsets[:run]
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
           EngineOptions(set_count=False, seed_swap=False, seed_bits=False, drive_short=False,
                         last_memo=False, reverse_last=False, reuse_level2=False, fuse_last=False))

@@ -1021,17 +1021,20 @@ def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
-               batch: BatchView | DeviceBatch, counts: np.ndarray, check_other: bool = False, *,
-               buffer_bytes: int = LIST_BUFFER_BYTES) -> np.ndarray:
+               batch: BatchView | DeviceBatch, counts: np.ndarray, check_other: bool = False,
+               limit: int | None = None, *, buffer_bytes: int = LIST_BUFFER_BYTES) -> np.ndarray:
     """The matches of each task as rows (pattern-vertex order, internal ids): the CPU engine's
-    `list_tasks`.  Rows are written into a device buffer of `buffer_bytes` in rounds; a task
-    whose rows straddle two rounds is re-run and writes only its share of each."""
+    `list_tasks`, its `limit` included (the first `limit` rows; tasks past them are not run).
+    Rows are written into a device buffer of `buffer_bytes` in rounds; a task whose rows
+    straddle two rounds is re-run and writes only its share of each."""
     cp = cupy()
     g, p, t, b = device_graph(graph), _plans(plans), device_tasks(tasks), device_batch(batch)
     counts = np.asarray(counts, dtype=np.int64)
     ends = np.cumsum(counts)
     starts = ends - counts
     n_rows = int(ends[-1]) if counts.shape[0] else 0
+    if limit is not None:
+        n_rows = min(n_rows, limit)
     out = np.empty((n_rows, p.k), dtype=np.int32)
     if n_rows == 0:
         return out

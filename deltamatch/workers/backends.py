@@ -48,8 +48,8 @@ class CpuBackend:
                                       options=self.options)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: BatchView, counts: np.ndarray,
-             check_other: bool) -> np.ndarray:
-        return cpu_engine.list_tasks(self.graph.view(), plans, tasks, batch, counts, check_other)
+             check_other: bool, limit: int | None = None) -> np.ndarray:
+        return cpu_engine.list_tasks(self.graph.view(), plans, tasks, batch, counts, check_other, limit)
 
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
         """Matches of a whole-graph count found from the edges part::parts (a static plan)."""

@@ -598,7 +598,8 @@ class CudaBackend:
                                    methods=self.static_methods, balance=self.balance)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView, counts: np.ndarray,
-             check_other: bool) -> np.ndarray:
+             check_other: bool, limit: int | None = None) -> np.ndarray:
         if tasks.size == 0:
             return np.zeros((0, plans.k), dtype=np.int32)
-        return engine.list_tasks(self.device.view(), plans, tasks, self._batch(batch), counts, check_other)
+        return engine.list_tasks(self.device.view(), plans, tasks, self._batch(batch), counts, check_other,
+                                 limit)

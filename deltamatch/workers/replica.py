@@ -133,15 +133,18 @@ class GraphReplica:
 
     def _listed(self, plans: PlanTable, tasks: TaskList, engine, view, counts: np.ndarray,
                 check_other: bool, list_limit: int) -> SideResult:
+        """The side's count with at most `list_limit` of its matches listed: those of the tasks
+        with the fewest matches (ties in task order), and only as many rows as are kept.  The
+        first tasks of a batch on a large graph can be hub tasks with billions of matches."""
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
             return _unlisted(total, plans.k)
-        cut = int(np.searchsorted(np.cumsum(counts), list_limit, side="left")) + 1
-        cut = min(cut, tasks.size)
-        head = tasks.take(np.arange(cut))
-        rows = engine.list(plans, head, view, counts[:cut], check_other)
+        matched = np.flatnonzero(counts)
+        fewest = matched[np.argsort(counts[matched], kind="stable")]
+        head = fewest[: int(np.searchsorted(np.cumsum(counts[fewest]), list_limit, side="left")) + 1]
+        rows = engine.list(plans, tasks.take(head), view, counts[head], check_other, list_limit)
         ext = self.graph.vertices.external[rows]
-        listed = canonical_rows(ext, plans.automorphisms)[:list_limit]
+        listed = canonical_rows(ext, plans.automorphisms)
         return SideResult(total, listed, listed.shape[0] < total)
 
     def static_count(self, pattern_id: int, part: int, parts: int) -> int:

@@ -63,6 +63,23 @@ def test_static_count_equals_vf2_on_real_small_graphs(name):
         assert _static(_graph(g.edges), p)[0] == want
 
 
+@pytest.mark.parametrize("pattern", [[(0, 1)], "triangle", "diamond", "house"],
+                         ids=["edge", "triangle", "diamond", "house"])
+def test_listing_with_a_limit_keeps_the_first_rows_only(pattern):
+    p = parse_pattern(pattern)
+    g = _graph(rmat_edges(8, edge_factor=8, seed=3))
+    table = compile_plans(p, [static_plan(p)])
+    tasks = TaskList.static(g.internal_edges())
+    view = g.batch_view(np.zeros((0, 2), np.int32))
+    counts = cpu_engine.count_tasks(g.view(), table, tasks, view)
+    whole = cpu_engine.list_tasks(g.view(), table, tasks, view, counts)
+    inside = int(counts[: np.argmax(counts) + 1].sum()) - 1  # ends inside the largest task
+    for limit in (0, 1, inside, whole.shape[0], whole.shape[0] + 5):
+        got = cpu_engine.list_tasks(g.view(), table, tasks, view, counts, limit=limit)
+        np.testing.assert_array_equal(got, whole[:limit])
+    assert counts.max() > 1 or p.k == 2  # beyond an edge, `inside` ends within a task
+
+
 def test_canonical_rows_pick_the_smallest_relabelling_and_sort():
     auts = parse_pattern("4-cycle").automorphisms.astype(np.int32)
     rows = np.array([[9, 4, 7, 2], [3, 1, 2, 0]], dtype=np.int64)

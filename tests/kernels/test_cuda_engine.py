@@ -157,6 +157,24 @@ def test_listing_in_many_small_rounds_equals_one_round() -> None:
     np.testing.assert_array_equal(rounds, whole)
 
 
+def test_listing_with_a_limit_equals_the_cpu_engines() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(9)
+    g = loaded_graph(random_edges(rng, 60, 500, hubs=3))
+    plans = plans_of("house", False).static
+    tasks = TaskList.static(g.internal_edges())
+    batch = empty_batch(len(g.vertices))
+    counts = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    inside = int(counts[: np.argmax(counts) + 1].sum()) - 1  # ends inside the largest task
+    assert counts.max() > 1
+    for limit in (0, 1, inside, int(counts.sum()) + 5):
+        got = cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts, limit=limit,
+                                     buffer_bytes=64 * 4 * plans.k)
+        want = cpu_engine.list_tasks(g.view(), plans, tasks, batch, counts, limit=limit)
+        np.testing.assert_array_equal(got, want)
+
+
 def test_listing_rejects_counts_that_disagree() -> None:
     from deltamatch.kernels import cuda_engine
 

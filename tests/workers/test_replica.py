@@ -51,6 +51,17 @@ def test_listing_limit_truncates_but_counts_exactly():
     assert (res.added[7].count, res.added[7].rows.shape[0], res.added[7].truncated) == (35, 4, True)
 
 
+def test_capped_listing_lists_the_tasks_with_fewest_matches():
+    r, plans = _replica()
+    hub = [(u, v) for u in (0, 1) for v in range(2, 9)] + [(100, 102), (101, 102)]
+    r.apply_only(1, r.normalize(hub, []))
+    batch = r.normalize([(0, 1), (100, 101)], [])  # the hub's edge first: 7 triangles, then 1
+    new = batch_tasks(plans.batch, batch.changed, 0, NEW)
+    res = r.execute(BatchPlan(2, batch, {7: (TaskList.static(np.zeros((0, 2), np.int64)), new)}, 1))
+    assert (res.added[7].count, res.added[7].rows.tolist(), res.added[7].truncated) == (
+        8, [[100, 101, 102]], True)
+
+
 def test_stats_describe_the_graph():
     r, _ = _replica()
     r.apply_only(3, r.normalize([(1, 2), (2, 3), (2, 4)], []))
