@@ -423,13 +423,17 @@ class Scheduler:
         reg = self.core.patterns.get(pattern_id)
         return reg.describe() if reg else None
 
-    def matches(self, pattern_id: int, offset: int = 0,
-                limit: int | None = None) -> tuple[int, int, np.ndarray] | None:
-        """(version, total, the current matches sorted, rows offset..offset+limit) or None when unknown."""
+    def matches(self, pattern_id: int, offset: int = 0, limit: int | None = None,
+                most: int | None = None) -> tuple[int, int, np.ndarray | None] | None:
+        """(version, total, the current matches sorted, rows offset..offset+limit) or None when
+        unknown.  The rows are None when the total passes `most`: a page needs every current
+        match listed and sorted, and billions of them would exhaust the scheduler's memory."""
         with self.lock:
             reg = self.core.patterns.get(pattern_id)
             if reg is None:
                 return None
+            if most is not None and reg.total > most:
+                return self.core.version, reg.total, None
             rows = self.core.matches(pattern_id)
             end = None if limit is None else offset + limit
             return self.core.version, reg.total, rows[offset:end]

@@ -502,15 +502,21 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return {"id": pid, "deleted": True}
 
     @app.get("/v1/patterns/{pid}/matches", tags=["patterns"], response_model=None,
-             responses={200: {"model": Matches}, **errors(404, 422, 500, 503)})
+             responses={200: {"model": Matches}, **errors(404, 409, 422, 500, 503)})
     async def matches(pid: int, limit: int = Query(1000, ge=0, le=100_000),
                       offset: int = Query(0, ge=0)) -> dict:
-        """The current matches in listed form, sorted; a page of `limit` from `offset`."""
+        """The current matches in listed form, sorted; a page of `limit` from `offset`.  A
+        pattern with more than `DELTAMATCH_MAX_MATCH_LISTING` current matches answers 409."""
         svc.need_ready()
-        got = await svc.call("matches", pid, offset, limit)
+        most = svc.config.max_match_listing
+        got = await svc.call("matches", pid, offset, limit, most)
         if got is None:
             raise HTTPException(404, f"pattern {pid}: not registered")
         version, total, rows = got
+        if rows is None:
+            raise HTTPException(409, f"pattern {pid}: {total} current matches, more than the "
+                                     f"{most} DELTAMATCH_MAX_MATCH_LISTING lets a page list and sort; "
+                                     f"follow its deltas (/v1/patterns/{pid}/deltas) instead")
         return {"version": version, "total": total, "offset": offset, "matches": rows.tolist()}
 
     # batches --------------------------------------------------------------------------

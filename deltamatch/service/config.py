@@ -28,6 +28,7 @@ class ServiceConfig:
     retention: int = 1024
     subscriber_buffer: int = 256
     max_listed: int = 1000
+    max_match_listing: int = 10_000_000  # current matches GET .../matches lists and sorts, at most
     keepalive: float = 15.0
     snapshot_every: int = 1000
     load_dir: str | None = None
@@ -70,7 +71,7 @@ class ServiceConfig:
         if not 2 <= self.max_pattern_vertices <= 8:
             raise ValueError("max_pattern_vertices must be in 2..8")
         for name in ("max_request_bytes", "max_batch", "max_load_edges", "max_patterns", "retention",
-                     "subscriber_buffer", "snapshot_every"):
+                     "subscriber_buffer", "snapshot_every", "max_match_listing"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive")
 

@@ -96,11 +96,13 @@ class GraphMirror:
 
 @pytest.fixture(scope="session")
 def service(ray_address, tmp_path_factory) -> ServiceProcess:
-    """The shared service: token on, small limits, short retention (8 events)."""
+    """The shared service: token on, small limits (50,000 matches a page may list), short
+    retention (8 events)."""
     tmp = tmp_path_factory.mktemp("service")
     svc = ServiceProcess(tmp / "data", ray_address, tmp / "serve.log", DELTAMATCH_TOKEN=TOKEN,
                          DELTAMATCH_RETENTION="8", DELTAMATCH_MAX_BATCH="500",
-                         DELTAMATCH_MAX_REQUEST_BYTES=str(256 << 10), DELTAMATCH_LOAD_DIR=str(tmp))
+                         DELTAMATCH_MAX_REQUEST_BYTES=str(256 << 10), DELTAMATCH_LOAD_DIR=str(tmp),
+                         DELTAMATCH_MAX_MATCH_LISTING="50000")
     svc.start()
     yield svc
     svc.stop()

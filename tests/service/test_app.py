@@ -163,6 +163,15 @@ def test_matches_are_listed_sorted_and_paged(service, client, mirror):
     assert [tuple(m) for m in page["matches"]] == expected[1:3]
 
 
+def test_matches_of_a_pattern_past_the_listing_bound_are_a_409(service, client, push):
+    push([(7000, leaf) for leaf in range(7001, 7071)])  # a star of 70 leaves: C(70, 3) 3-stars
+    p = client.register_pattern("3-star")
+    with pytest.raises(DeltamatchError) as err:
+        client.matches(p["id"], limit=10)
+    total = client.pattern(p["id"])["total"]
+    assert total >= 54740 and err.value.status == 409 and f"{total} current matches" in err.value.detail
+
+
 def test_duplicate_batch_id_returns_the_original_answer(client, push, mirror):
     first = push([(60, 61)], batch_id="dup-1")
     again = client.update(insert=[[61, 62]], batch_id="dup-1")
