@@ -142,15 +142,22 @@ def test_mixed_batches_equal_cpu_replica(name: str, induced: bool) -> None:
     assert gpu.static_count(1, 0, 1) == cpu.static_count(1, 0, 1)
 
 
-def test_listing_in_many_small_rounds_equals_one_round() -> None:
+def static_listing_case(name: str):
+    """A hub graph's static tasks of `name` and their GPU counts: (graph, plans, tasks, batch, counts)."""
     from deltamatch.kernels import cuda_engine
 
     rng = np.random.default_rng(9)
     g = loaded_graph(random_edges(rng, 60, 500, hubs=3))
-    plans = plans_of("diamond", False).static
+    plans = plans_of(name, False).static
     tasks = TaskList.static(g.internal_edges())
     batch = empty_batch(len(g.vertices))
-    counts = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    return g, plans, tasks, batch, cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+
+
+def test_listing_in_many_small_rounds_equals_one_round() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g, plans, tasks, batch, counts = static_listing_case("diamond")
     assert counts.max() > 3
     whole = cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts)
     rounds = cuda_engine.list_tasks(g.view(), plans, tasks, batch, counts, buffer_bytes=3 * 4 * plans.k)
@@ -160,12 +167,7 @@ def test_listing_in_many_small_rounds_equals_one_round() -> None:
 def test_listing_with_a_limit_equals_the_cpu_engines() -> None:
     from deltamatch.kernels import cuda_engine
 
-    rng = np.random.default_rng(9)
-    g = loaded_graph(random_edges(rng, 60, 500, hubs=3))
-    plans = plans_of("house", False).static
-    tasks = TaskList.static(g.internal_edges())
-    batch = empty_batch(len(g.vertices))
-    counts = cuda_engine.count_tasks(g.view(), plans, tasks, batch)
+    g, plans, tasks, batch, counts = static_listing_case("house")
     inside = int(counts[: np.argmax(counts) + 1].sum()) - 1  # ends inside the largest task
     assert counts.max() > 1
     for limit in (0, 1, inside, int(counts.sum()) + 5):
