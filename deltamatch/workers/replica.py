@@ -139,9 +139,7 @@ class GraphReplica:
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
             return _unlisted(total, plans.k)
-        matched = np.flatnonzero(counts)
-        fewest = matched[np.argsort(counts[matched], kind="stable")]
-        head = fewest[: int(np.searchsorted(np.cumsum(counts[fewest]), list_limit, side="left")) + 1]
+        head = fewest_first(counts, list_limit)
         rows = engine.list(plans, tasks.take(head), view, counts[head], check_other, list_limit)
         ext = self.graph.vertices.external[rows]
         listed = canonical_rows(ext, plans.automorphisms)
@@ -174,3 +172,25 @@ class GraphReplica:
 def _unlisted(count: int, k: int) -> SideResult:
     """A side's exact count with none of its matches listed (truncated when there are any)."""
     return SideResult(count, np.zeros((0, k), dtype=np.int64), count > 0)
+
+
+def fewest_first(counts: np.ndarray, limit: int) -> np.ndarray:
+    """The tasks that hold the first `limit` matches when tasks with matches are ordered by
+    their count, ties in task order: that order's shortest prefix reaching `limit` (the
+    last task may pass it), or every task with matches.  In O(n) passes plus a sort of at
+    most about 2 * `limit` tasks: a 10^5-edge batch has 10^5 to 10^6 tasks a side."""
+    clipped = np.minimum(counts, limit + 1)
+    per_count = np.bincount(clipped, minlength=limit + 2)[: limit + 1] * np.arange(limit + 1)
+    below = np.cumsum(per_count)  # below[c]: matches in the tasks of 1..c matches
+    if below[-1] >= limit:
+        top = int(np.searchsorted(below, limit, side="left"))  # the count the prefix ends at
+        room = limit - int(below[top - 1])
+        head = np.concatenate([np.flatnonzero((counts > 0) & (counts < top)),
+                               np.flatnonzero(counts == top)[: -(-room // top)]])
+    else:
+        over = np.flatnonzero(counts > limit)
+        head = np.flatnonzero((counts > 0) & (counts <= limit))
+        if over.size:
+            head = np.append(head, over[np.argmin(counts[over])])
+    head = head[np.argsort(counts[head], kind="stable")]
+    return head[: int(np.searchsorted(np.cumsum(counts[head]), limit, side="left")) + 1]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from deltamatch.kernels.plan_table import TaskList
 from deltamatch.scheduler.patterns import parse_pattern
@@ -10,7 +12,7 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.backends import CpuBackend
 from deltamatch.workers.protocol import BatchPlan, GraphStats, PatternPlans
-from deltamatch.workers.replica import GraphReplica
+from deltamatch.workers.replica import GraphReplica, fewest_first
 
 
 def _replica(name: str = "triangle") -> tuple[GraphReplica, PatternPlans]:
@@ -60,6 +62,15 @@ def test_capped_listing_lists_the_tasks_with_fewest_matches():
     res = r.execute(BatchPlan(2, batch, {7: (TaskList.static(np.zeros((0, 2), np.int64)), new)}, 1))
     assert (res.added[7].count, res.added[7].rows.tolist(), res.added[7].truncated) == (
         8, [[100, 101, 102]], True)
+
+
+@given(st.lists(st.sampled_from([0, 1, 2, 3, 7, 10**12]), max_size=40), st.integers(1, 30))
+def test_fewest_first_is_the_shortest_prefix_of_the_tasks_ordered_by_count(counts, limit):
+    counts = np.array(counts, dtype=np.int64)
+    matched = np.flatnonzero(counts)
+    by_count = matched[np.argsort(counts[matched], kind="stable")]
+    want = by_count[: int(np.searchsorted(np.cumsum(counts[by_count]), limit, side="left")) + 1]
+    np.testing.assert_array_equal(fewest_first(counts, limit), want)
 
 
 def test_stats_describe_the_graph():
