@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # For the next session's first call (written in session 21, whose device time was spent): the GPU
-# tests of the capped listing (104e440: both engines take a row limit; the replica lists the
+# tests of the capped listing (and the replica's GPU/CPU parity, whose listings now take it) (104e440: both engines take a row limit; the replica lists the
 # tasks with the fewest matches), then issue 17's single-card stand-in again, which found no
 # batch done in 290 s before that fix (bench/results/multi-gpu/README.md).
 #   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"], command:
@@ -15,6 +15,8 @@ step() {  # name, limit (s), command...
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
   echo "$name rc $? after $(($(date +%s) - s)) s" >> "$OUT/$name.log"
 }
-step gpu-tests 150 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short -rf -k "listing or limit" \
-  tests/kernels/test_cuda_engine.py tests/workers/test_cuda_backend.py
+step gpu-tests 90 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short -rf -k "listing or limit" \
+  tests/kernels/test_cuda_engine.py
 tail -n 3 "$OUT/gpu-tests.log"
+step backend-tests 90 python3 -m pytest -q -m gpu -p no:cacheprovider --tb=short -rf tests/workers/test_cuda_backend.py
+tail -n 3 "$OUT/backend-tests.log"
