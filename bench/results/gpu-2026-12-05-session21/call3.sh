@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # For the next session's first call (written in session 21, whose device time was spent): the GPU
-# tests of the capped listing (and the replica's GPU/CPU parity, whose listings now take it) (104e440: both engines take a row limit; the replica lists the
-# tasks with the fewest matches), then issue 17's single-card stand-in again, which found no
-# batch done in 290 s before that fix (bench/results/multi-gpu/README.md).
+# tests of the capped listing (104e440: both engines take a row limit; the replica lists the tasks
+# with the fewest matches) and the replica's GPU/CPU parity, whose listings now go through it; then
+# issue 17's single-card stand-in again, which found no batch done in 290 s before that fix
+# (bench/results/multi-gpu/README.md).
 #   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"], command:
 #   DEVCHECK_STEPS="compile script multi" DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session21/call3.sh \
 #     MULTI_TIMEOUT=330 MULTI_ARGS="--graphs rmat:20 --sizes 1000 10000 --workers 1 2 4 \
