@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import cupy as cp  # noqa: E402
 from compile_builds import compile_all  # noqa: E402
 
-from deltamatch.bench.plots import gpu_speedup_plot  # noqa: E402
+from deltamatch.bench.plots import gpu_batch_time_plot, gpu_speedup_plot  # noqa: E402
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
 from deltamatch.kernels import cpu_engine  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
@@ -654,6 +654,7 @@ def main() -> int:
             f.flush()
     (out / "gpu-bench-meta.json").write_text(json.dumps(meta, indent=1))
     gpu_speedup_plot([out / "gpu-bench.csv"], out / "gpu-speedup.png")
+    gpu_batch_time_plot([out / "gpu-bench.csv"], out / "gpu-batch-time.png")
     log(
         "\nsummary (median per batch): scale pattern size | gpu match ms | update ms | cpu ms | cpu/gpu | "
         "recount ms | recount/(gpu+update)"

@@ -1,5 +1,5 @@
 """Plots drawn from CSVs (never from in-memory numbers): the suite's latency per engine and size
-sweep, the GPU benchmark's speedups."""
+sweep, the GPU benchmark's speedups and batch times."""
 
 from __future__ import annotations
 
@@ -72,19 +72,59 @@ def sweep_plot(summary_csv: Path, out: Path) -> Path:
     return _save(fig, axes, len(keys), out)
 
 
+def _gpu_batches(path: Path) -> tuple[list[dict], bool]:
+    """A `bench/gpu/bench_gpu.py` CSV's timed batch rows (the diamond counted from kept triangles
+    named "diamond (kept)" in `name`), and whether its batches delete."""
+    rows = [r for r in _rows(path) if r["phase"] in ("batch", "batch_kept") and r["gpu_s"]]
+    for r in rows:
+        r["name"] = r["pattern"] + (" (kept)" if r["phase"] == "batch_kept" else "")
+    return rows, any(r["phase"] == "batch" and "deleted 0 " not in r["note"] + " " for r in rows)
+
+
 def gpu_speedups(bench_csvs: list[Path]) -> dict[tuple[int, bool], dict[tuple[str, int], float]]:
     """{(RMAT scale, whether the CSV's batches delete): {(pattern, batch size): median of cpu_s /
     gpu_s}} from `bench/gpu/bench_gpu.py` CSVs: the GPU's batches against the CPU engine's matching
     of the same tasks; the diamond counted from kept triangles is "diamond (kept)"."""
     ratios: dict[tuple, dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in bench_csvs:
-        rows = [r for r in _rows(path) if r["phase"] in ("batch", "batch_kept") and r["cpu_s"] and r["gpu_s"]]
-        deletes = any(r["phase"] == "batch" and "deleted 0 " not in r["note"] + " " for r in rows)
+        rows, deletes = _gpu_batches(path)
         for r in rows:
-            name = r["pattern"] + (" (kept)" if r["phase"] == "batch_kept" else "")
-            ratios[(int(r["scale"]), deletes)][(name, int(r["batch_size"]))].append(
-                float(r["cpu_s"]) / float(r["gpu_s"]))
+            if r["cpu_s"]:
+                ratios[(int(r["scale"]), deletes)][(r["name"], int(r["batch_size"]))].append(
+                    float(r["cpu_s"]) / float(r["gpu_s"]))
     return {panel: {bar: statistics.median(v) for bar, v in bars.items()} for panel, bars in ratios.items()}
+
+
+def gpu_batch_times(bench_csvs: list[Path]) -> dict[tuple[str, bool], dict[int, list[tuple[int, float]]]]:
+    """{(pattern, whether the batches delete): {RMAT scale: [(batch size, median GPU matching
+    seconds)], sizes ascending}} from `bench/gpu/bench_gpu.py` CSVs, CPU engine run or not."""
+    times: dict[tuple, dict[int, dict[int, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list)))
+    for path in bench_csvs:
+        rows, deletes = _gpu_batches(path)
+        for r in rows:
+            times[(r["name"], deletes)][int(r["scale"])][int(r["batch_size"])].append(float(r["gpu_s"]))
+    return {panel: {scale: sorted((size, statistics.median(v)) for size, v in sizes.items())
+                    for scale, sizes in lines.items()} for panel, lines in times.items()}
+
+
+def gpu_batch_time_plot(bench_csvs: list[Path], out: Path) -> Path:
+    """`gpu_batch_times` against the batch size, log-log, one line per RMAT scale and one panel
+    per (pattern, deletions)."""
+    times = gpu_batch_times(bench_csvs)
+    keys = sorted(times)
+    fig, axes = plt.subplots(1, max(1, len(keys)), figsize=(5 * max(1, len(keys)), 3.8), squeeze=False)
+    for ax, key in zip(axes.flat, keys, strict=False):
+        for scale, points in sorted(times[key].items()):
+            ax.plot([p[0] for p in points], [p[1] * 1e3 for p in points], marker="o", label=f"RMAT-{scale}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("batch size (updates)")
+        ax.set_ylabel("GPU matching time (ms)")
+        ax.set_title(key[0] + (", 10% deletions" if key[1] else ""), fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    return _save(fig, axes, len(keys), out)
 
 
 def gpu_speedup_plot(bench_csvs: list[Path], out: Path, goal: float = 10.0) -> Path:
