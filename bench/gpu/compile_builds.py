@@ -6,8 +6,8 @@ and ablations load a dozen builds: a device call with a new match.cu spent its l
 per switch that is a build of its own (`Balance.defines`), each with and without a pair table
 (`Balance.builds`) and with and without statistics, so that what runs after it loads them from
 CUPY_CACHE_DIR.  Beside them, one more process compiles the CPU engine's numba functions into
-numba's cache (a minute cold: a fresh machine has none, and a GPU test step spent its whole limit
-compiling before its first test, session 20).
+numba's cache (98 s cold on the H100 host, session 21: a fresh machine has none, and a GPU test step that
+died at its limit before its first test in session 20 was most likely compiling them).
 
     CUPY_CACHE_DIR=$PWD/.cupy-cache python bench/gpu/compile_builds.py --jobs 12
 """

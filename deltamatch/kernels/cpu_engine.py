@@ -1215,9 +1215,10 @@ def list_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: Batch
     """
     offsets = np.zeros(tasks.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    n_rows = int(counts.sum()) if limit is None else min(int(counts.sum()), limit)
+    total = int(counts.sum())
+    n_rows = total if limit is None else min(total, limit)
     out = np.empty((n_rows, plans.k), dtype=np.int32)
-    if n_rows < int(counts.sum()):
+    if n_rows < total:
         run = int(np.searchsorted(offsets, n_rows, side="left"))
         tasks, offsets = tasks.take(np.arange(run)), offsets[:run]
     _call(graph, plans, tasks, batch, check_other, offsets, out, True, None,
