@@ -214,6 +214,7 @@ class SchedulerCore:
         self.list_limit = list_limit
         self.policy = check_policy(policy)
         self.calibrator = Calibrator()
+        self._listing: tuple[RegisteredPattern, np.ndarray] | None = None
         self.version = 0
         self.patterns: dict[int, RegisteredPattern] = {}
         self._ids = itertools.count(1)
@@ -222,6 +223,17 @@ class SchedulerCore:
         self.names = VertexNames()
         self.intake = Intake()
         self.routing = Routing.from_env() if routing is None else routing
+
+    @property
+    def version(self) -> int:
+        """Batches applied (a load and a clear count as one).  Setting it drops the listing
+        `matches` keeps, which holds for one version only."""
+        return self._version
+
+    @version.setter
+    def version(self, version: int) -> None:
+        self._version = version
+        self._listing = None
 
     # patterns -----------------------------------------------------------------
     def register(self, pattern: Pattern, pattern_id: int | None = None) -> RegisteredPattern:
@@ -241,14 +253,23 @@ class SchedulerCore:
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id)
         self.pool.unregister(pattern_id)
+        self._listing = None
 
     def matches(self, pattern_id: int) -> np.ndarray:
-        """Every current match in listed form (user names), sorted."""
+        """Every current match in listed form (user names), sorted.  The last pattern's listing
+        is kept until the version changes, so paging through one version's matches lists them
+        once (a million 4-cycles take 0.4 s to list and sort on one core)."""
         reg = self.patterns[pattern_id]
+        if self._listing is not None and self._listing[0] is reg:
+            return self._listing[1]
         rows = np.concatenate([r.reshape(-1, reg.pattern.k) for r in self.pool.static_list(pattern_id)])
         if self.names.kind == "str":
-            return self.names.listed(rows, reg.pattern.automorphisms)
-        return rows[np.lexsort(rows.T[::-1])] if rows.shape[0] else rows
+            rows = self.names.listed(rows, reg.pattern.automorphisms)
+        elif rows.shape[0]:
+            rows = rows[np.lexsort(rows.T[::-1])]
+        rows.flags.writeable = False  # kept and handed out again: no caller may change it
+        self._listing = (reg, rows)
+        return rows
 
     def encode(self, insert, delete) -> Encoded:
         """A user batch (integer or string names, SPEC §1) in engine ids; raises

@@ -187,6 +187,32 @@ def test_listing_cap_keeps_counts_exact(make_core):
     assert (d.added_count, d.added.shape[0], d.truncated) == (56, 5, True)
 
 
+def test_one_versions_matches_are_listed_once(make_core):
+    core = make_core(replicas=2)
+    k5 = [(u, v) for u in range(5) for v in range(u + 1, 5)]
+    core.apply(k5, [])
+    tri = core.register(parse_pattern("triangle")).id
+    first = core.matches(tri)
+    assert core.matches(tri) is first  # a second page reads the same listing
+    core.apply([(0, 5), (1, 5)], [(3, 4)])
+    now = k5[:-1] + [(0, 5), (1, 5)]
+    again = core.matches(tri)
+    assert again is not first
+    assert {tuple(map(int, r)) for r in again} == reference_matches(now, BUILTIN_PATTERNS["triangle"], 3, False)
+    path = core.register(parse_pattern("4-path")).id
+    assert core.matches(path).shape == (len(reference_matches(now, BUILTIN_PATTERNS["4-path"], 4, False)), 4)
+    core.unregister(path)
+    assert core.matches(tri) is not again  # only the last pattern's listing is kept
+
+
+def test_a_kept_listing_is_read_only(make_core):
+    core = make_core()
+    core.apply([(0, 1), (1, 2), (2, 0)], [])
+    rows = core.matches(core.register(parse_pattern("triangle")).id)
+    with pytest.raises(ValueError, match="read-only"):
+        rows[0, 0] = 7
+
+
 def test_clear_empties_the_graph_as_one_version(make_core):
     core = make_core(replicas=2)
     tri = core.register(parse_pattern("triangle")).id
