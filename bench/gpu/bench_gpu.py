@@ -9,7 +9,10 @@ adjacency bytes/s against the measured device-to-device copy bandwidth.  With a 
 them (the diamond), the device graph keeps its edges' triangles (`TriangleTable`), whose upkeep is
 timed apart from the rows' update: the diamond's batches are then also counted from them (the
 service's route when nothing is listed; "diamond kept" in the summary, against the same CPU runs
-and recount), and its match runs read their last level there (ablation `nokept`: without).
+and recount), and its match runs read their last level there (ablation `nokept`: without).  With
+`--cpu-stop-ratio R` the CPU engine runs in a child process and is stopped once it has taken R
+times the GPU's time on a batch (`deltamatch.bench.cpu_bound`): its ratio is then at least R,
+measured without waiting out runs of many minutes.
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 import cupy as cp  # noqa: E402
 from compile_builds import compile_all  # noqa: E402
 
+from deltamatch.bench.cpu_bound import count_within  # noqa: E402
 from deltamatch.bench.plots import gpu_batch_time_plot, gpu_speedup_plot  # noqa: E402
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
 from deltamatch.kernels import cpu_engine  # noqa: E402
@@ -279,6 +283,24 @@ def host_rows(g: GpuGraph):
     return GraphView(*g.rows_host())
 
 
+def cpu_count(host, bplans, tasks, view, bound_s: float | None) -> tuple[np.ndarray | None, float]:
+    """(per-task counts, seconds) of the CPU engine on all host cores: in this process, or with a
+    bound, in a child process stopped after `bound_s` s of counting ((None, bound_s) then: the
+    engine takes longer, `cpu_bound.count_within`)."""
+    if bound_s is None:
+        tc = time.perf_counter()
+        counts = cpu_engine.count_tasks(host, bplans, tasks, view)
+        return counts, time.perf_counter() - tc
+    return count_within(host, bplans, tasks, view, limit_s=max(bound_s, 0.0))
+
+
+def cpu_text(cpu_s: float | None, cpu_over: float | None) -> str:
+    """A batch's CPU time for the log: ms, "> N ms" past the bound, or "-" when not run."""
+    if cpu_over is not None:
+        return f"> {cpu_over * 1e3:.0f} ms"
+    return f"{cpu_s * 1e3:.2f} ms" if cpu_s else "-"
+
+
 def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True, kept=True):
     """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget.
     Timed as the service runs it (the kernels built without statistics); with `--counters`, a
@@ -432,6 +454,8 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 added = int(res["new"][0].sum())
                 removed = int(res["old"][0].sum()) if "old" in res else 0
                 cpu_s = None
+                cpu_over = None  # the CPU engine stopped at --cpu-stop-ratio: it takes longer than this
+                cpu_bound = args.cpu_stop_ratio * t_gpu if args.cpu_stop_ratio else None
                 note = ""
                 if t_gpu > args.cpu_when_gpu_under:
                     cpu_skip.add((name, size))
@@ -440,15 +464,17 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     for side, host in (("old", host_old), ("new", host_new)):
                         if side not in res:
                             continue
-                        tc = time.perf_counter()
-                        cpu_counts = cpu_engine.count_tasks(
-                            host, plans[name][0], sides[name][side], host_view
-                        )
-                        cpu_s += time.perf_counter() - tc
+                        cpu_counts, seconds = cpu_count(host, plans[name][0], sides[name][side], host_view,
+                                                        None if cpu_bound is None else cpu_bound - cpu_s)
+                        cpu_s += seconds
+                        if cpu_counts is None:
+                            cpu_s, cpu_over = None, cpu_bound
+                            note = f"cpu over {cpu_bound:.3f} s ({args.cpu_stop_ratio:g}x the GPU)"
+                            break
                         if not np.array_equal(cpu_counts, res[side][0]):
                             note = "MISMATCH"
                             log(f"  !! {name} batch {size}#{b} {side}: GPU != CPU")
-                    if cpu_s > args.cpu_limit:
+                    if cpu_s is None or cpu_s > args.cpu_limit:
                         cpu_skip.add((name, size))
                 st = res["new"][2]
                 logical, sectors = stats_bytes(st)
@@ -472,7 +498,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                     }
                 )
                 rec = summary.setdefault((scale, name), {}).setdefault(size, [])
-                rec.append((t_gpu, upd_s, cpu_s, added - removed))
+                rec.append((t_gpu, upd_s, cpu_s, added - removed, cpu_over))
                 if name == "diamond" and table is not None:
                     same = kept_diamonds == added - removed
                     note = "" if same else "MISMATCH"
@@ -480,14 +506,14 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                                      "batch": b, "matches": kept_diamonds, "gpu_s": kept_s,
                                      "gpu_update_s": upd_s, "cpu_s": cpu_s, "note": note})
                     summary.setdefault((scale, "diamond kept"), {}).setdefault(size, []).append(
-                        (kept_s, upd_s, cpu_s, kept_diamonds))
+                        (kept_s, upd_s, cpu_s, kept_diamonds, cpu_over))
                     log(f"  batch {size:>6d}#{b} {name:10s} kept triangles: gpu {kept_s * 1e3:9.2f} ms "
                         f"({t_gpu / kept_s:6.1f}x the match run){'' if same else '  MISMATCH'}")
                 log(
                     f"  batch {size:>6d}#{b} {name:10s} +{added:>14d} -{removed:>12d}  "
                     f"gpu {t_gpu * 1e3:9.2f} ms "
                     f"(kernels {kernel_s * 1e3:8.2f})  update {upd_s * 1e3:7.2f} ms"
-                    f"  cpu {('%.2f ms' % (cpu_s * 1e3)) if cpu_s else '-':>12s}  {balance_note(st)} {note}"
+                    f"  cpu {cpu_text(cpu_s, cpu_over):>12s}  {balance_note(st)} {note}"
                 )
                 if "old" in sides[name]:
                     continue
@@ -565,6 +591,14 @@ def main() -> int:
     ap.add_argument("--cpu", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument(
         "--cpu-limit", type=float, default=10.0, help="stop CPU runs of a (pattern, size) after one this slow"
+    )
+    ap.add_argument(
+        "--cpu-stop-ratio",
+        type=float,
+        default=0.0,
+        help="run the CPU engine in a child process stopped once it has counted a batch for this many "
+        "times the GPU's matching time: a stopped run is recorded as 'cpu over N s', the ratio as at "
+        "least this (0: in this process, no limit)",
     )
     ap.add_argument(
         "--cpu-when-gpu-under",
@@ -669,11 +703,15 @@ def main() -> int:
             um = float(np.median([r[1] for r in runs]))
             cpus = [r[2] for r in runs if r[2] is not None]
             cm = float(np.median(cpus)) if cpus else float("nan")
+            over = min((r[4] for r in runs if r[4] is not None), default=None)
+            cpu_col, ratio_col = f"{cm * 1e3:9.2f}", f"{cm / gm:7.1f}"
+            if not cpus and over is not None:  # every CPU run stopped at its bound
+                cpu_col, ratio_col = f"> {over * 1e3:7.0f}", f">= {over / gm:4.1f}"
             rc = (rec if key[1] != "diamond kept" else summary.get((key[0], "diamond"), {})).get(
                 "recount_s", float("nan"))
             log(
                 f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | "
-                f"{cm * 1e3:9.2f} | {cm / gm:7.1f} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}"
+                f"{cpu_col} | {ratio_col} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}"
             )
     return 0
 

@@ -1046,7 +1046,7 @@ def _run_serial(offsets, degree, pool, orders, conns, cmps, bases, deps, last_tw
 
 
 # Below this many tasks a parallel launch costs more than it saves.
-_PARALLEL_MIN_TASKS = 128
+PARALLEL_MIN_TASKS = 128
 
 
 class EngineOptions(NamedTuple):
@@ -1165,7 +1165,7 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
     if options.fuse_last and fused.any():
         last_twos[fused != 0] = _LAST_FUSED
     threads = numba.get_num_threads()
-    serial = tasks.size < _PARALLEL_MIN_TASKS or threads == 1
+    serial = tasks.size < PARALLEL_MIN_TASKS or threads == 1
     if options.reuse_level2 and serial and shared2.any():
         # A seed pair's tasks of those plans one after another (a TaskList lists them plan by plan).
         seq = np.lexsort((shared2[tasks.plan] == 0, tasks.rank, np.maximum(tasks.u, tasks.v),

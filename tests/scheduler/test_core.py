@@ -198,7 +198,8 @@ def test_one_versions_matches_are_listed_once(make_core):
     now = k5[:-1] + [(0, 5), (1, 5)]
     again = core.matches(tri)
     assert again is not first
-    assert {tuple(map(int, r)) for r in again} == reference_matches(now, BUILTIN_PATTERNS["triangle"], 3, False)
+    triangles = reference_matches(now, BUILTIN_PATTERNS["triangle"], 3, False)
+    assert {tuple(map(int, r)) for r in again} == triangles
     path = core.register(parse_pattern("4-path")).id
     assert core.matches(path).shape == (len(reference_matches(now, BUILTIN_PATTERNS["4-path"], 4, False)), 4)
     core.unregister(path)
