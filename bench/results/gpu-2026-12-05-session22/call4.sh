@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# For a session with device time, after session 21's call3.sh (written in session 22, which was lent
+# no device): issue 19's 4-clique busy spread at 10^4 (session 21's step found numba compiling cold
+# in its budget), and issue 13's house at 10^4 on RMAT-20 against the CPU engine, inserts and 10%
+# deletions, with the CPU engine stopped once it has taken 10.5 times the GPU's time
+# (`--cpu-stop-ratio`, deltamatch/bench/cpu_bound.py): a stopped run proves the ratio is at least
+# 10.5 without the 20 minutes or more the CPU engine would take (135 s a batch of 1,000).
+#   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"], command:
+#   DEVCHECK_STEPS="compile script" DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session22/call4.sh bash scripts/device-check.sh
+#   (drop "compile" on a machine that already ran it since the last change to a Python source)
+#   Expected: about 60 + 230 s (PARTS=1) and 450 s (PARTS=2: run it in a call of its own; its GPU time
+#   at 10^4 with deletions is not known, about 30 s if it grows as at 1,000, and the CPU then takes 10.5x).
+source scripts/device-steps.sh
+parts=" ${PARTS:-1 2} "
+if [[ $parts == *" 1 "* ]]; then
+bench clique20-10k-counters 90 --no-cpu --counters --patterns 4-clique --scales 20 --sizes 10000 --ablation ""
+bench house20-10k-cpu 280 --no-counters --patterns house --scales 20 --sizes 10000 --ablation "" \
+  --cpu-stop-ratio 10.5 --cpu-when-gpu-under 60 --cpu-limit 100000
+fi
+if [[ $parts == *" 2 "* ]]; then
+bench house20-10k-del-cpu 540 --no-counters --patterns house --scales 20 --sizes 10000 --delete-fraction 0.1 \
+  --ablation "" --cpu-stop-ratio 10.5 --cpu-when-gpu-under 60 --cpu-limit 100000
+fi
