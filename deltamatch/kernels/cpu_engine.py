@@ -1077,6 +1077,9 @@ class EngineOptions(NamedTuple):
     the 4-cycle, the diamond's outer-edge plans) counts its last two levels in one pass per
     task, each level-2 row against a bit set of the seed's part built once per task
     (`_fused_count`; DELTAMATCH_CPU_FUSE_LAST=0).
+    formulas: a whole-graph count of the edge-induced diamond, 4-cycle or house is computed
+    from per-edge triangles and oriented wedges (`cpu_formulas`) instead of a match run
+    (DELTAMATCH_CPU_FORMULAS=0).
     Listing never uses these paths, so rows and their order are unaffected.  The build
     switch `NRT_FREE` (DELTAMATCH_CPU_NRT_FREE, read at import) is not one of these options.
     """
@@ -1089,6 +1092,7 @@ class EngineOptions(NamedTuple):
     reverse_last: bool = True
     reuse_level2: bool = True
     fuse_last: bool = True
+    formulas: bool = True
 
     @classmethod
     def from_env(cls) -> EngineOptions:
@@ -1099,7 +1103,8 @@ class EngineOptions(NamedTuple):
                    last_memo=_env_switch("DELTAMATCH_CPU_LAST_MEMO"),
                    reverse_last=_env_switch("DELTAMATCH_CPU_REVERSE_LAST"),
                    reuse_level2=_env_switch("DELTAMATCH_CPU_REUSE_LEVEL2"),
-                   fuse_last=_env_switch("DELTAMATCH_CPU_FUSE_LAST"))
+                   fuse_last=_env_switch("DELTAMATCH_CPU_FUSE_LAST"),
+                   formulas=_env_switch("DELTAMATCH_CPU_FORMULAS"))
 
 
 # (memo_plans, level2_shared, fused_plans) per plan table, keyed by id(plans.order)

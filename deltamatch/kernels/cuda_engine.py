@@ -31,6 +31,7 @@ from deltamatch.kernels.plan_table import (
     PlanTable,
     TaskList,
     empty_batch,
+    is_edge_induced_four_cycle,
     kept_last_levels,
     memo_plans,
 )
@@ -1189,10 +1190,9 @@ def triangles(oriented: DeviceGraph, src, part: int = 0, parts: int = 1,
 
 
 def cycle_formula(plans: PlanTable) -> bool:
-    """Whether the (static, one-plan) table counts edge-induced 4-cycles (every position adjacent to
-    exactly two others: on four vertices, a 4-cycle), which `four_cycles` counts by formula."""
-    return (plans.k == 4 and not plans.induced and plans.order.shape[0] == 1
-            and bool(np.all(plans.conn[0].sum(axis=1) == 2)))
+    """Whether the (static, one-plan) table counts edge-induced 4-cycles, which `four_cycles`
+    counts by formula."""
+    return plans.order.shape[0] == 1 and is_edge_induced_four_cycle(plans)
 
 
 CYCLE_ITEMS_PER_BLOCK = 4  # four_cycles: a hub's wedges are cut so that each block gets about this many items

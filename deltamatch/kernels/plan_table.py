@@ -155,6 +155,24 @@ def is_edge_induced_diamond(plans: PlanTable) -> bool:
     return plans.k == 4 and not plans.induced and int(plans.conn[0].sum()) == 10
 
 
+def is_edge_induced_four_cycle(plans: PlanTable) -> bool:
+    """Whether the table's pattern is the edge-induced 4-cycle: four vertices, each adjacent to
+    exactly two others, inducedness off."""
+    return plans.k == 4 and not plans.induced and bool(np.all(plans.conn[0].sum(axis=1) == 2))
+
+
+def is_edge_induced_house(plans: PlanTable) -> bool:
+    """Whether the table's pattern is the edge-induced house: five vertices and six edges, three of
+    degree 2 and two adjacent ones of degree 3 (the only other graph with those degrees, K2,3, has
+    its two of degree 3 apart), inducedness off."""
+    if plans.k != 5 or plans.induced:
+        return False
+    conn = plans.conn[0]
+    degrees = conn.sum(axis=1)
+    top = np.flatnonzero(degrees == 3)
+    return sorted(degrees.tolist()) == [2, 2, 2, 3, 3] and bool(conn[top[0], top[1]])
+
+
 def memo_plans(plans: PlanTable) -> np.ndarray:
     """Per plan (int8): 1 when counting may size its last level once per task and level-(k-2)
     vertex (the CPU engine's `_memo_count`; match.cu's `match_memo`), else 0.

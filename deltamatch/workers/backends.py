@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from deltamatch.kernels import cpu_engine
+from deltamatch.kernels.cpu_formulas import formula_count
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, pair_features
 from deltamatch.workers.graph import DynamicGraph, NormalizedBatch
@@ -52,7 +53,14 @@ class CpuBackend:
         return cpu_engine.list_tasks(self.graph.view(), plans, tasks, batch, counts, check_other, limit)
 
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
-        """Matches of a whole-graph count found from the edges part::parts (a static plan)."""
+        """Share part::parts of a whole-graph count (a static plan): by formula where the pattern
+        has one and `EngineOptions.formulas` is on (`cpu_formulas`), else the matches found from
+        the edges part::parts."""
+        options = self.options if self.options is not None else cpu_engine.EngineOptions.from_env()
+        if options.formulas:
+            count = formula_count(self.graph.view(), plans, part, parts)
+            if count is not None:
+                return count
         tasks = TaskList.static(self.graph.internal_edges()[part::parts])
         view = self.graph.batch_view(np.zeros((0, 2), dtype=np.int32))
         try:

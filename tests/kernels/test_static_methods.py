@@ -1,11 +1,18 @@
 """Which whole-graph counts may run oriented or by formula (`cuda_engine.orientable`,
-`cuda_engine.diamond_formula`): decided from the plan table alone, on the host (no GPU needed)."""
+`cuda_engine.diamond_formula`, the CPU formulas' `plan_table` tests): decided from the plan table
+alone, on the host (no GPU needed)."""
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
 
 from deltamatch.kernels import cuda_engine
+from deltamatch.kernels.plan_table import (
+    is_edge_induced_diamond,
+    is_edge_induced_four_cycle,
+    is_edge_induced_house,
+)
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
 from deltamatch.scheduler.plans import compile_plans, static_plan
 
@@ -33,3 +40,25 @@ def test_only_the_edge_induced_diamond_counts_by_formula(name: str, induced: boo
 @pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
 def test_only_the_edge_induced_4_cycle_counts_by_wedges(name: str, induced: bool) -> None:
     assert cuda_engine.cycle_formula(static_table(name, induced)) == (name == "4-cycle" and not induced)
+
+
+HOUSES = {"house", "P1"}  # P1 is the house (GraphPi's numbering)
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_the_cpu_formulas_take_the_edge_induced_diamond_4_cycle_and_house(name: str, induced: bool) -> None:
+    table = static_table(name, induced)
+    assert is_edge_induced_diamond(table) == (name == "diamond" and not induced)
+    assert is_edge_induced_four_cycle(table) == (name == "4-cycle" and not induced)
+    assert is_edge_induced_house(table) == (name in HOUSES and not induced)
+
+
+def test_the_house_is_the_only_graph_the_house_test_takes() -> None:
+    """Every connected graph of five vertices and six edges (networkx's atlas), against the house."""
+    house = nx.Graph(BUILTIN_PATTERNS["house"])
+    for g in nx.graph_atlas_g():
+        if g.number_of_nodes() == 5 and g.number_of_edges() == 6 and nx.is_connected(g):
+            pattern = parse_pattern([tuple(e) for e in g.edges()])
+            table = compile_plans(pattern, [static_plan(pattern)])
+            assert is_edge_induced_house(table) == nx.is_isomorphic(g, house)
