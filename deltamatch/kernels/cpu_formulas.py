@@ -51,10 +51,10 @@ def _lower_bound(pool, lo, hi, x):
 
 @njit(parallel=True, cache=True)
 def _slot_triangles(offsets, degree, pool, order):
-    """t per pool slot: slot off[u] + i (v = pool[it]) holds |N(u) & N(v)|, both slots of an edge
-    alike; slack slots 0.  Each edge is computed once, at its lower id, from the shorter row's
-    members searched in the longer row."""
-    t = np.zeros(pool.shape[0], dtype=np.int64)
+    """t per pool slot (int32): slot off[u] + i holds |N(u) & N(v)| for v = pool[off[u] + i], both
+    slots of an edge alike; slack slots 0.  Each edge is computed once, at its lower id, from the
+    shorter row's members searched in the longer row."""
+    t = np.zeros(pool.shape[0], dtype=np.int32)
     for idx in prange(order.shape[0]):
         u = order[idx]
         ou, du = offsets[u], degree[u]
@@ -103,7 +103,7 @@ def _wedge_sums(offsets, degree, pool, t, rank, us, blocks):
                 v = pool[ou + i]
                 if rank[v] < ru:
                     ov = offsets[v]
-                    tuv = t[ou + i]
+                    tuv = np.int64(t[ou + i])
                     for j in range(ov, ov + degree[v]):
                         if rank[pool[j]] < ru:
                             weighted[b] += (cnt[pool[j]] - 1) * (tuv + t[j])
@@ -129,7 +129,8 @@ def _edge_pairs(offsets, degree, pool, t, us):
         ou = offsets[u]
         for i in range(ou, ou + degree[u]):
             if pool[i] > u:
-                total += t[i] * (t[i] - 1) // 2
+                c = np.int64(t[i])
+                total += c * (c - 1) // 2
     return total
 
 

@@ -32,6 +32,7 @@ from deltamatch.kernels.plan_table import (
     TaskList,
     empty_batch,
     is_edge_induced_four_cycle,
+    is_edge_induced_house,
     kept_last_levels,
     memo_plans,
 )
@@ -1205,6 +1206,23 @@ def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: i
     graph (formulas.cu: four_cycles).  A vertex's wedges are estimated as the sum of deg(v) over its
     lower neighbours v; a costly vertex is cut into items by ranges of w (of at least
     `min_item_cost` wedges), costliest first."""
+    return _cycle_wedges("four_cycles", ordered, num_vertices, None, part, parts, min_item_cost, stats)
+
+
+def house_wedges(ordered: DeviceGraph, num_vertices: int, slot_triangles, part: int = 0, parts: int = 1,
+                 min_item_cost: int = MIN_CYCLE_ITEM_COST, stats: KernelStats | None = None) -> int:
+    """Over the wedges of `four_cycles`, the sum of (c(u, w) - 1) * (t(u, v) + t(v, w)), t the
+    triangles through each slot of `ordered` (`ordered_triangles`): the sum over edges of t(e)
+    times the 4-cycles through e, for the cycles whose top vertex is one of part::parts
+    (formulas.cu: house_wedges)."""
+    return _cycle_wedges("house_wedges", ordered, num_vertices, slot_triangles, part, parts, min_item_cost,
+                         stats)
+
+
+def _cycle_wedges(function: str, ordered: DeviceGraph, num_vertices: int, slot_triangles, part: int,
+                  parts: int, min_item_cost: int, stats: KernelStats | None) -> int:
+    """One launch of formulas.cu's `function` (four_cycles, house_wedges) over the work items of
+    `four_cycles`'s docstring."""
     cp = cupy()
     n = num_vertices
     src, dst = edge_ends(ordered, n)
@@ -1214,9 +1232,9 @@ def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: i
     us = us[cost[us] > 0]
     if us.shape[0] == 0:
         return 0
-    fn = kernel("formulas.cu", "four_cycles")
+    fn = kernel("formulas.cu", function)
     by_memory = int(free_bytes() * SCRATCH_SHARE) // (4 * max(n, 1))
-    blocks = max(1, min(resident_blocks("four_cycles", "formulas.cu"), by_memory))
+    blocks = max(1, min(resident_blocks(function, "formulas.cu"), by_memory))
     target = max(min_item_cost, float(cost[us].sum()) / (blocks * CYCLE_ITEMS_PER_BLOCK))
     pieces = cp.minimum(cp.ceil(cost[us] / target), us).astype(cp.int64)  # at most u ids below u
     ends = cp.cumsum(pieces)
@@ -1230,12 +1248,49 @@ def four_cycles(ordered: DeviceGraph, num_vertices: int, part: int = 0, parts: i
     order = cp.argsort(-(cost[u] / p))
     wedges = cp.zeros(blocks * n, dtype=cp.uint32)
     queue, total = cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.uint64)
-    args = (ordered.offsets, ordered.degree, ordered.pool, u[order].astype(cp.int32),
+    args = (ordered.offsets, ordered.degree, ordered.pool, _ptr(slot_triangles), u[order].astype(cp.int32),
             lo[order].astype(cp.int32), hi[order].astype(cp.int32), np.int64(n_items), np.int64(n), queue,
             wedges, total)
     with kernel_time(stats):
         fn((blocks,), (256,), args)
     return int(total.get()[0])
+
+
+def ordered_triangles(ordered: DeviceGraph, oriented: DeviceGraph, src, edge_tri,
+                      stats: KernelStats | None = None):
+    """The triangles through each slot of `ordered` (uint32, both slots of an edge alike) from
+    `edge_triangles` of `oriented` (its edges' sources `src`), the two over one relabelling
+    (formulas.cu: ordered_triangles)."""
+    cp = cupy()
+    t = cp.zeros(ordered.pool.shape[0], dtype=cp.uint32)
+    n_edges = int(oriented.pool.shape[0])
+    if n_edges:
+        with kernel_time(stats):
+            kernel("formulas.cu", "ordered_triangles")(
+                (grid_blocks(n_edges),), (256,),
+                (ordered.offsets, ordered.degree, ordered.pool, oriented.offsets, oriented.degree,
+                 oriented.pool, src, edge_tri, np.int64(n_edges), t))
+    return t
+
+
+def houses(graph: DeviceGraph, num_vertices: int, part: int = 0, parts: int = 1,
+           stats: KernelStats | None = None) -> int:
+    """The edge-induced houses of share part::parts: the sum over edges of t(e) times the 4-cycles
+    through e (`house_wedges`) less four times the diamonds (`pair_sum` of `edge_triangles`), the
+    formula of kernels/cpu_formulas.py."""
+    n = num_vertices
+    oriented, src = _oriented_edges(graph, n)
+    edge_tri = edge_triangles(oriented, src, stats)
+    ordered = degree_ordered(graph, n)
+    slot_tri = ordered_triangles(ordered, oriented, src, edge_tri, stats)
+    weighted = house_wedges(ordered, n, slot_tri, part, parts, stats=stats)
+    return weighted - 4 * pair_sum(edge_tri, part, parts, stats)
+
+
+def house_formula(plans: PlanTable) -> bool:
+    """Whether the (static, one-plan) table counts edge-induced houses, which `houses` counts by
+    formula."""
+    return plans.order.shape[0] == 1 and is_edge_induced_house(plans)
 
 
 def pair_sum(counts, part: int = 0, parts: int = 1, stats: KernelStats | None = None) -> int:
@@ -1295,11 +1350,15 @@ class StaticMethods:
     formulas: instead of a match run, the edge-induced diamond is the sum over edges of C(t, 2),
     t the edge's triangles (`edge_triangles`), and the edge-induced 4-cycle is counted from
     oriented wedges (`four_cycles`).
+    house_formula: the edge-induced house by formula too (`houses`, kernels/cpu_formulas.py's
+    formula).  Off by default until its parity test has run on a device (written in session 22,
+    which had none); DELTAMATCH_GPU_HOUSE_FORMULA=1 turns it on.
     """
 
     orient: bool = True
     clique_kernels: bool = True
     formulas: bool = True
+    house_formula: bool = False
 
 
 def _oriented_edges(graph: DeviceGraph, num_vertices: int):
@@ -1318,6 +1377,8 @@ def static_count(graph: DeviceGraph, num_vertices: int, plans: PlanTable, part: 
     count (relabelling left out, as G2Miner reports its time); only match runs take `budget_s`
     (formulas.cu's kernels run to the end)."""
     n = num_vertices
+    if methods.formulas and methods.house_formula and house_formula(plans):
+        return houses(graph, n, part, parts, stats)
     if methods.formulas and diamond_formula(plans):
         oriented, src = _oriented_edges(graph, n)
         return pair_sum(edge_triangles(oriented, src, stats), part, parts, stats)

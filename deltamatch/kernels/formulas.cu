@@ -10,7 +10,7 @@
 // over the lanes (as match.cu's flat task loop): a member of the shorter of the two rows, searched
 // in the other.
 //
-// four_cycles and clique_bits: below, at their kernels.
+// four_cycles, house_wedges, ordered_triangles and clique_bits: below, at their kernels.
 #include "dm_common.cuh"
 
 #define DM_FORMULA_WARPS 8
@@ -114,11 +114,18 @@ extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) triangles(DM
 // into the block's own counter array (n words, zero between items), then read back and cleared.
 // A work item is (u, w_lo, w_hi): the wedges of u ending in [w_lo, w_hi), so that a hub's wedges
 // can be spread over several blocks.
-extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32)
-four_cycles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const int* __restrict__ pool,
-            const int* __restrict__ item_u, const int* __restrict__ item_lo, const int* __restrict__ item_hi,
-            dm_i64 n_items, dm_i64 n_vertices, unsigned long long* __restrict__ queue, unsigned* __restrict__ wedges,
-            unsigned long long* __restrict__ total) {
+// house_wedges: over the same wedges, the sum of (c(u, w) - 1) * (t(u, v) + t(v, w)), t the
+// triangles through an edge per slot of the same graph (`t`): each 4-cycle adds its four edges' t
+// through its two wedges at u, so the sum is that of t(e) * c4(e) over the edges, c4(e) the
+// 4-cycles through e (cpu_formulas.py gives the house count that follows from it).  The second pass
+// only reads the counters; a third clears them.
+template <bool HOUSE>
+__device__ __forceinline__ void cycle_wedges(const dm_i64* __restrict__ off, const int* __restrict__ deg,
+                                             const int* __restrict__ pool, const unsigned* __restrict__ t,
+                                             const int* __restrict__ item_u, const int* __restrict__ item_lo,
+                                             const int* __restrict__ item_hi, dm_i64 n_items, dm_i64 n_vertices,
+                                             unsigned long long* __restrict__ queue, unsigned* __restrict__ wedges,
+                                             unsigned long long* __restrict__ total) {
     __shared__ dm_i64 item;
     __shared__ unsigned long long block_sum;
     const int lane = threadIdx.x & 31;
@@ -137,18 +144,28 @@ four_cycles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const i
         const int u = item_u[it];
         const int lo = item_lo[it];
         const int hi = item_hi[it];
-        const int* row_u = pool + off[u];
+        const dm_i64 off_u = off[u];
+        const int* row_u = pool + off_u;
         const int below = dm_lower_bound(row_u, deg[u], u);  // N(u) & [0, u): the rows are sorted
         unsigned long long sum = 0;
-        for (int pass = 0; pass < 2; ++pass) {
+        for (int pass = 0; pass < (HOUSE ? 3 : 2); ++pass) {
             for (int i = warp; i < below; i += DM_FORMULA_WARPS) {
                 const int v = row_u[i];
-                const int* row_v = pool + off[v];
+                const dm_i64 off_v = off[v];
+                const int* row_v = pool + off_v;
                 const int a = dm_lower_bound(row_v, deg[v], lo);
                 const int b = a + dm_lower_bound(row_v + a, deg[v] - a, hi);
+                const unsigned long long t_uv = HOUSE ? t[off_u + i] : 0;
                 for (int j = a + lane; j < b; j += 32) {
                     if (pass == 0) {
                         atomicAdd(cnt + row_v[j], 1u);
+                    } else if (HOUSE && pass == 1) {
+                        // through L2 (__ldcg), where the atomics counted: an L1 line of an earlier
+                        // item's reads could still be cached
+                        const unsigned long long c = __ldcg(cnt + row_v[j]);
+                        sum += (c - 1) * (t_uv + t[off_v + j]);
+                    } else if (HOUSE) {
+                        atomicExch(cnt + row_v[j], 0u);
                     } else {
                         const unsigned long long c = atomicExch(cnt + row_v[j], 0u);
                         sum += c * (c - 1) / 2;
@@ -165,6 +182,39 @@ four_cycles(const dm_i64* __restrict__ off, const int* __restrict__ deg, const i
         if (threadIdx.x == 0 && block_sum != 0) {
             atomicAdd(total, block_sum);
         }
+    }
+}
+
+#define DM_CYCLE_PARAMS                                                                                   \
+    const dm_i64 *off, const int *deg, const int *pool, const unsigned *t, const int *item_u,            \
+    const int *item_lo, const int *item_hi, dm_i64 n_items, dm_i64 n_vertices, unsigned long long *queue, \
+    unsigned *wedges, unsigned long long *total
+#define DM_CYCLE_ARGS off, deg, pool, t, item_u, item_lo, item_hi, n_items, n_vertices, queue, wedges, total
+
+// `t` unused.
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) four_cycles(DM_CYCLE_PARAMS) {
+    cycle_wedges<false>(DM_CYCLE_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(DM_FORMULA_WARPS * 32) house_wedges(DM_CYCLE_PARAMS) {
+    cycle_wedges<true>(DM_CYCLE_ARGS);
+}
+
+// ordered_triangles: t per slot of the degree-ordered graph from t per edge of the degree-oriented
+// one (edge_triangles), both over the same relabelling and slack-free: oriented edge e of x (to
+// y > x, the j-th) is ordered slot off[x] + (deg[x] - out_deg[x]) + j (x's row holds its lower
+// neighbours first), and x sits among the lower neighbours of y's row.
+extern "C" __global__ void ordered_triangles(const dm_i64* __restrict__ off, const int* __restrict__ deg,
+                                             const int* __restrict__ pool, const dm_i64* __restrict__ out_off,
+                                             const int* __restrict__ out_deg, const int* __restrict__ out_pool,
+                                             const int* __restrict__ src, const unsigned* __restrict__ tri,
+                                             dm_i64 n_edges, unsigned* __restrict__ t) {
+    const dm_i64 stride = (dm_i64)gridDim.x * blockDim.x;
+    for (dm_i64 e = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; e < n_edges; e += stride) {
+        const int x = src[e];
+        const int y = out_pool[e];
+        t[off[x] + (deg[x] - out_deg[x]) + (e - out_off[x])] = tri[e];
+        t[off[y] + dm_lower_bound(pool + off[y], deg[y] - out_deg[y], x)] = tri[e];
     }
 }
 

@@ -54,6 +54,7 @@ SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible s
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
 CLIQUE_KERNELS_ENV = "DELTAMATCH_GPU_CLIQUE_KERNELS"  # "1" (default) or "0": static cliques, own kernels
 FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts by formula where one holds
+HOUSE_FORMULA_ENV = "DELTAMATCH_GPU_HOUSE_FORMULA"  # "0" (default) or "1": the house's static count too
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
 KEPT_TRIANGLES_ENV = "DELTAMATCH_GPU_KEPT_TRIANGLES"  # "1" (default) or "0": diamond deltas, kept triangles
 HUB_REBUILD_GROWTH = 2  # the hub bitmaps are chosen again once the edges have grown this many-fold
@@ -104,11 +105,12 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
 
 
 def static_methods_from_env(env: dict | None = None) -> engine.StaticMethods:
-    """The StaticMethods that DELTAMATCH_GPU_ORIENT, DELTAMATCH_GPU_CLIQUE_KERNELS and
-    DELTAMATCH_GPU_FORMULAS select (defaults: all on)."""
+    """The StaticMethods that DELTAMATCH_GPU_ORIENT, DELTAMATCH_GPU_CLIQUE_KERNELS,
+    DELTAMATCH_GPU_FORMULAS (defaults: on) and DELTAMATCH_GPU_HOUSE_FORMULA (default: off) select."""
     env = os.environ if env is None else env
     return engine.StaticMethods(orient=_switch(env, ORIENT_ENV), formulas=_switch(env, FORMULAS_ENV),
-                                clique_kernels=_switch(env, CLIQUE_KERNELS_ENV))
+                                clique_kernels=_switch(env, CLIQUE_KERNELS_ENV),
+                                house_formula=_switch(env, HOUSE_FORMULA_ENV, "0"))
 
 
 def hub_bits_from_env(env: dict | None = None) -> bool:

@@ -496,7 +496,7 @@ def test_degree_ordered_static_count_equals_cpu_engine(name: str, induced: bool)
 
 
 METHODS = {"all": {}, "no-orient": {"orient": False}, "no-clique-kernels": {"clique_kernels": False},
-           "no-formulas": {"formulas": False},
+           "no-formulas": {"formulas": False}, "house-formula": {"house_formula": True},
            "plain": {"orient": False, "clique_kernels": False, "formulas": False}}
 
 
@@ -568,6 +568,46 @@ def test_four_cycles_equal_cpu_engine_with_hubs_cut_into_items(min_item_cost: in
     ordered = cuda_engine.degree_ordered(cuda_engine.device_graph(g.view()), n)
     got = [cuda_engine.four_cycles(ordered, n, part, 2, min_item_cost=min_item_cost) for part in range(2)]
     assert sum(got) == want > 0
+
+
+def slot_triangles(g: DynamicGraph):
+    """(degree-ordered device graph, t per slot of it (`ordered_triangles`), `edge_triangles` of the
+    degree-oriented one) of `g`."""
+    from deltamatch.kernels import cuda_engine
+
+    n = len(g.vertices)
+    dg = cuda_engine.device_graph(g.view())
+    oriented = cuda_engine.degree_oriented(dg, n)
+    src = cuda_engine.edge_ends(oriented, n)[0].astype(np.int32)
+    edge_tri = cuda_engine.edge_triangles(oriented, src)
+    ordered = cuda_engine.degree_ordered(dg, n)
+    return ordered, cuda_engine.ordered_triangles(ordered, oriented, src, edge_tri), edge_tri
+
+
+def test_slot_triangles_are_the_edge_triangles_of_both_slots() -> None:
+    import networkx as nx
+
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(6), 200, 3000, hubs=2))
+    ordered, slot, _ = slot_triangles(g)
+    src, dst = (a.get() for a in cuda_engine.edge_ends(ordered, len(g.vertices)))
+    pairs = list(zip(src.tolist(), dst.tolist(), strict=True))
+    nxg = nx.Graph(pairs)
+    np.testing.assert_array_equal(slot.get(), [len(set(nxg[u]) & set(nxg[v])) for u, v in pairs])
+
+
+@pytest.mark.parametrize("min_item_cost", [1, 4096])
+def test_houses_equal_cpu_engine_with_hubs_cut_into_items(min_item_cost: int) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(7), 400, 3000, hubs=4))
+    n = len(g.vertices)
+    ordered, slot, edge_tri = slot_triangles(g)
+    weighted = [cuda_engine.house_wedges(ordered, n, slot, part, 2, min_item_cost=min_item_cost)
+                for part in range(2)]
+    want = cpu_static_count(g, plans_of("house", False).static)
+    assert sum(weighted) - 4 * cuda_engine.pair_sum(edge_tri) == want > 0
 
 
 @pytest.mark.parametrize("k", [4, 5])

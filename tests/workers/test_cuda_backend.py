@@ -145,11 +145,12 @@ def test_only_batches_of_many_pairs_get_a_pair_table() -> None:
     assert keys.shape == ranks.shape and keys.shape[0] >= 2 * n
 
 
-@pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas"])
+@pytest.mark.parametrize("switch", ["orient", "clique_kernels", "formulas", "house_formula"])
 def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()
     name = f"DELTAMATCH_GPU_{switch.upper()}"
-    assert static_methods_from_env({name: "0"}) == StaticMethods(**{switch: False})
+    flipped = "1" if switch == "house_formula" else "0"  # the house's formula is off by default
+    assert static_methods_from_env({name: flipped}) == StaticMethods(**{switch: flipped == "1"})
     with pytest.raises(ValueError, match=name):
         static_methods_from_env({name: "no"})
 
