@@ -79,13 +79,14 @@ def _slot_triangles(offsets, degree, pool, order):
 
 
 @njit(parallel=True, cache=True)
-def _wedge_sums(offsets, degree, pool, t, rank, us, blocks):
-    """(4-cycles at the vertices us, sum over their oriented wedges of (c(u, w) - 1) * (t(u, v) +
-    t(v, w))): the module docstring's two sums.  us is dealt round-robin over `blocks` blocks (one
-    per thread), each with a counter per vertex; us in random order spreads the hubs over them."""
+def _wedge_sums(offsets, degree, pool, t, rank, us, blocks, weighted):
+    """(4-cycles at the vertices us, and with `weighted` the sum over their oriented wedges of
+    (c(u, w) - 1) * (t(u, v) + t(v, w)), else 0): the module docstring's two sums.  us is dealt
+    round-robin over `blocks` blocks (one per thread), each with a counter per vertex; us in random
+    order spreads the hubs over them."""
     n = offsets.shape[0]
     cycles = np.zeros(blocks, dtype=np.int64)
-    weighted = np.zeros(blocks, dtype=np.int64)
+    sums = np.zeros(blocks, dtype=np.int64)
     for b in prange(blocks):
         cnt = np.zeros(n, dtype=np.int32)
         for idx in range(b, us.shape[0], blocks):
@@ -99,14 +100,14 @@ def _wedge_sums(offsets, degree, pool, t, rank, us, blocks):
                     for j in range(ov, ov + degree[v]):
                         if rank[pool[j]] < ru:
                             cnt[pool[j]] += 1
-            for i in range(du):
+            for i in range(du if weighted else 0):
                 v = pool[ou + i]
                 if rank[v] < ru:
                     ov = offsets[v]
                     tuv = np.int64(t[ou + i])
                     for j in range(ov, ov + degree[v]):
                         if rank[pool[j]] < ru:
-                            weighted[b] += (cnt[pool[j]] - 1) * (tuv + t[j])
+                            sums[b] += (cnt[pool[j]] - 1) * (tuv + t[j])
             for i in range(du):
                 v = pool[ou + i]
                 if rank[v] < ru:
@@ -117,7 +118,7 @@ def _wedge_sums(offsets, degree, pool, t, rank, us, blocks):
                             c = np.int64(cnt[w])
                             cycles[b] += c * (c - 1) // 2
                             cnt[w] = 0
-    return cycles.sum(), weighted.sum()
+    return cycles.sum(), sums.sum()
 
 
 @njit(parallel=True, cache=True)
@@ -135,8 +136,8 @@ def _edge_pairs(offsets, degree, pool, t, us):
 
 
 class EdgeCounts:
-    """One graph's per-edge triangles and its oriented wedge sums, computed once and shared by
-    the formulas (`diamonds`, `four_cycles`, `houses`) of one share of a count."""
+    """The formulas (`diamonds`, `four_cycles`, `houses`) of one share of a count on one graph;
+    the per-edge triangles, which the diamond's and the house's read, are computed once."""
 
     def __init__(self, graph: GraphView, part: int = 0, parts: int = 1, seed: int = 0) -> None:
         self.graph = graph
@@ -144,7 +145,6 @@ class EdgeCounts:
         self._order = np.random.default_rng(seed).permutation(n).astype(np.int64)
         self._mine = self._order[self._order % parts == part]
         self._t: np.ndarray | None = None
-        self._wedges: tuple[int, int] | None = None
 
     @property
     def triangles(self) -> np.ndarray:
@@ -154,15 +154,14 @@ class EdgeCounts:
             self._t = _slot_triangles(g.offsets, g.degree, g.pool, self._order)
         return self._t
 
-    def _wedge_sums(self) -> tuple[int, int]:
-        if self._wedges is None:
-            g = self.graph
-            n = g.offsets.shape[0]
-            rank = g.degree.astype(np.int64) * n + np.arange(n, dtype=np.int64)
-            cycles, weighted = _wedge_sums(g.offsets, g.degree, g.pool, self.triangles, rank, self._mine,
-                                           numba.get_num_threads())
-            self._wedges = int(cycles), int(weighted)
-        return self._wedges
+    def _wedge_sums(self, weighted: bool) -> tuple[int, int]:
+        g = self.graph
+        n = g.offsets.shape[0]
+        rank = g.degree.astype(np.int64) * n + np.arange(n, dtype=np.int64)
+        t = self.triangles if weighted else np.zeros(1, dtype=np.int32)
+        cycles, sums = _wedge_sums(g.offsets, g.degree, g.pool, t, rank, self._mine, numba.get_num_threads(),
+                                   weighted)
+        return int(cycles), int(sums)
 
     def diamonds(self) -> int:
         """Edge-induced diamonds of this share: C(t(e), 2) over its edges."""
@@ -171,12 +170,12 @@ class EdgeCounts:
 
     def four_cycles(self) -> int:
         """Edge-induced 4-cycles of this share (those whose top vertex is in it)."""
-        return self._wedge_sums()[0]
+        return self._wedge_sums(False)[0]
 
     def houses(self) -> int:
         """Edge-induced houses of this share: its wedges' t(e) * c4(e) share less four times its
         diamonds."""
-        return self._wedge_sums()[1] - 4 * self.diamonds()
+        return self._wedge_sums(True)[1] - 4 * self.diamonds()
 
 
 def formula_count(graph: GraphView, plans: PlanTable, part: int = 0, parts: int = 1) -> int | None:
