@@ -51,31 +51,31 @@ def _lower_bound(pool, lo, hi, x):
 
 
 @njit(parallel=True, cache=True)
-def _slot_triangles(offsets, degree, pool, order):
+def _slot_triangles(offsets, degree, pool, rank, us, blocks):
     """t per pool slot (int32): slot off[u] + i holds |N(u) & N(v)| for v = pool[off[u] + i], both
-    slots of an edge alike; slack slots 0.  Each edge is computed once, at its lower id, from the
-    shorter row's members searched in the longer row."""
+    slots of an edge alike; slack slots 0.  An edge is computed at its endpoint u of higher rank:
+    u's row is marked in its block's array, and t is the marked members of v's row, the shorter
+    one (one load each, no search).  us (every vertex, in random order) is dealt round-robin over
+    the `blocks` blocks, one per thread."""
+    n = offsets.shape[0]
     t = np.zeros(pool.shape[0], dtype=np.int32)
-    for idx in prange(order.shape[0]):
-        u = order[idx]
-        ou, du = offsets[u], degree[u]
-        for i in range(du):
-            v = pool[ou + i]
-            if v <= u:
-                continue
-            ov, dv = offsets[v], degree[v]
-            short_o, short_d, long_o, long_d = (ou, du, ov, dv) if du <= dv else (ov, dv, ou, du)
-            common = 0
-            at = long_o
-            end = long_o + long_d
-            for j in range(short_o, short_o + short_d):
-                at = _lower_bound(pool, at, end, pool[j])
-                if at == end:
-                    break
-                if pool[at] == pool[j]:
-                    common += 1
-            t[ou + i] = common
-            t[_lower_bound(pool, ov, ov + dv, u)] = common
+    for b in prange(blocks):
+        mark = np.full(n, -1, dtype=np.int32)
+        for idx in range(b, us.shape[0], blocks):
+            u = us[idx]
+            ru = rank[u]
+            ou, du = offsets[u], degree[u]
+            for i in range(ou, ou + du):
+                mark[pool[i]] = u
+            for i in range(du):
+                v = pool[ou + i]
+                if rank[v] < ru:
+                    ov, dv = offsets[v], degree[v]
+                    common = 0
+                    for j in range(ov, ov + dv):
+                        common += mark[pool[j]] == u
+                    t[ou + i] = common
+                    t[_lower_bound(pool, ov, ov + dv, u)] = common
     return t
 
 
@@ -145,6 +145,7 @@ class EdgeCounts:
         n = graph.offsets.shape[0]
         self._order = np.random.default_rng(seed).permutation(n).astype(np.int64)
         self._mine = self._order[self._order % parts == part]
+        self._rank = graph.degree.astype(np.int64) * n + np.arange(n, dtype=np.int64)
         self._t: np.ndarray | None = None
 
     @property
@@ -152,16 +153,15 @@ class EdgeCounts:
         """t per pool slot (`_slot_triangles`)."""
         if self._t is None:
             g = self.graph
-            self._t = _slot_triangles(g.offsets, g.degree, g.pool, self._order)
+            self._t = _slot_triangles(g.offsets, g.degree, g.pool, self._rank, self._order,
+                                      numba.get_num_threads())
         return self._t
 
     def _wedge_sums(self, weighted: bool) -> tuple[int, int]:
         g = self.graph
-        n = g.offsets.shape[0]
-        rank = g.degree.astype(np.int64) * n + np.arange(n, dtype=np.int64)
         t = self.triangles if weighted else np.zeros(1, dtype=np.int32)
-        cycles, sums = _wedge_sums(g.offsets, g.degree, g.pool, t, rank, self._mine, numba.get_num_threads(),
-                                   weighted)
+        cycles, sums = _wedge_sums(g.offsets, g.degree, g.pool, t, self._rank, self._mine,
+                                   numba.get_num_threads(), weighted)
         return int(cycles), int(sums)
 
     def diamonds(self) -> int:
