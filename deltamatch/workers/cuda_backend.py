@@ -600,7 +600,7 @@ class CudaBackend:
         and the 4-cycle by formula, the rest with ids ascending in degree).  The edge-induced
         house, while its device formula is off (`StaticMethods.house_formula`), is counted by the
         CPU engine's formula on a host copy of the rows (`cpu_formulas`): a match run of it takes
-        the device over 5 s on RMAT-20 (docs/GPU.md), the formula on two cores 3.1 s on RMAT-16."""
+        the device over 5 s on RMAT-20 (docs/GPU.md), the formula on two cores 8.3 s on RMAT-18."""
         methods = self.static_methods
         if methods.formulas and not methods.house_formula and engine.house_formula(plans):
             return formula_count(GraphView(*self.device.rows_host()), plans, part, parts)
