@@ -252,6 +252,12 @@ def card_total(driver, pattern_id: str) -> str:
     return "".join(texts(driver, f'.pattern[data-id="{pattern_id}"] .total'))
 
 
+def wait_for_total(driver, pattern_id: str, total: int) -> None:
+    """Wait until the pattern's card shows `total`: the page draws on its next animation frame,
+    so the card may lag the page state that the other waits read."""
+    wait(driver, lambda d: card_total(d, pattern_id) == f"{total:,}")
+
+
 def ui_state(driver, what: str, pattern_id: str):
     return driver.execute_script(f"return window.deltamatchUI.{what}(arguments[0])", pattern_id)
 
@@ -262,7 +268,7 @@ def test_form_registers_a_pattern_and_draws_its_shape(page, api):
     card = page.find_element(By.CSS_SELECTOR, f'.pattern[data-id="{pid}"]')
     assert len(card.find_elements(By.CSS_SELECTOR, ".shape line")) == len(info["edges"]) == 5
     assert len(card.find_elements(By.CSS_SELECTOR, ".shape circle")) == info["k"] == 4
-    assert card_total(page, pid) == f"{info['total']:,}"
+    wait_for_total(page, pid, info["total"])
 
 
 def test_form_sends_an_edge_list_with_induced_and_label(page, api):
@@ -346,7 +352,7 @@ def test_stream_resumes_with_last_event_id_after_a_dropped_connection(browser, a
     wait(browser, lambda d: ui_state(d, "versions", pid)[-1] == last["version"])
     assert ui_state(browser, "versions", pid) == list(range(start_version, last["version"] + 1))
     assert ui_state(browser, "opens", pid) == 1  # EventSource's own reconnect, not the page's
-    assert card_total(browser, pid) == f"{last['deltas'][pid]['total']:,}"
+    wait_for_total(browser, pid, last["deltas"][pid]["total"])
 
 
 def test_page_takes_a_reset_when_it_fell_behind_the_retained_history(browser, api, relay):
@@ -360,7 +366,7 @@ def test_page_takes_a_reset_when_it_fell_behind_the_retained_history(browser, ap
     relay.restore()
     wait(browser, lambda d: ui_state(d, "resets", pid) == [last["version"]])
     assert ui_state(browser, "gaps", pid) == [[seen + 1, last["version"] - 1]]
-    assert card_total(browser, pid) == f"{last['deltas'][pid]['total']:,}"
+    wait_for_total(browser, pid, last["deltas"][pid]["total"])
     assert browser.find_elements(By.CSS_SELECTOR, "#detail-chart line.reset")
     meta = browser.find_element(By.ID, "detail-meta").text
     assert f"missed versions: {seen + 1}–{last['version'] - 1}" in meta
@@ -380,6 +386,6 @@ def test_stream_resumes_after_a_restart_without_missing_a_version(page, api, ser
     expected = last["deltas"][pid]["total"]
     wait(page, lambda d: ui_state(d, "versions", pid)[-1] == last["version"], timeout=45)
     assert ui_state(page, "versions", pid) == list(range(start_version, last["version"] + 1))
-    assert card_total(page, pid) == f"{expected:,}"
+    wait_for_total(page, pid, expected)
     assert ui_state(page, "resets", pid) == []
     assert ui_state(page, "gaps", pid) == []
