@@ -1,8 +1,9 @@
 """The CPU engine against a clock: a count run in a child process and stopped at a time limit.
 
 A benchmark that sets the CPU engine beside a much faster engine cannot always wait for it: the
-house's RMAT-20 batch of 1,000 edges takes the CPU engine 135 s on 16 threads, and the batches
-of 10^4 would take over 20 minutes, past what one device call may run.  Stopped at a limit, the
+house's RMAT-20 batch of 1,000 edges takes the CPU engine 135 s on 16 threads, and a batch of
+10^4, if it grows as the GPU's did (9.2x), about 20 minutes (not measured): past what one device
+call may run.  Stopped at a limit, the
 run still measures something exact: the CPU engine takes longer than the limit, so its ratio to
 the faster engine is at least limit / that engine's time.
 

@@ -39,17 +39,6 @@ from deltamatch.kernels.plan_table import (
 )
 
 
-@njit(inline="always", cache=True)
-def _lower_bound(pool, lo, hi, x):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if pool[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @njit(parallel=True, cache=True)
 def _slot_triangles(offsets, degree, pool, rank, us, blocks):
     """t per pool slot (int32): slot off[u] + i holds |N(u) & N(v)| for v = pool[off[u] + i], both
@@ -75,7 +64,7 @@ def _slot_triangles(offsets, degree, pool, rank, us, blocks):
                     for j in range(ov, ov + dv):
                         common += mark[pool[j]] == u
                     t[ou + i] = common
-                    t[_lower_bound(pool, ov, ov + dv, u)] = common
+                    t[ov + np.searchsorted(pool[ov : ov + dv], u)] = common
     return t
 
 
@@ -140,10 +129,10 @@ class EdgeCounts:
     """The formulas (`diamonds`, `four_cycles`, `houses`) of one share of a count on one graph;
     the per-edge triangles, which the diamond's and the house's read, are computed once."""
 
-    def __init__(self, graph: GraphView, part: int = 0, parts: int = 1, seed: int = 0) -> None:
+    def __init__(self, graph: GraphView, part: int = 0, parts: int = 1) -> None:
         self.graph = graph
         n = graph.offsets.shape[0]
-        self._order = np.random.default_rng(seed).permutation(n).astype(np.int64)
+        self._order = np.random.default_rng(0).permutation(n).astype(np.int64)
         self._mine = self._order[self._order % parts == part]
         self._rank = graph.degree.astype(np.int64) * n + np.arange(n, dtype=np.int64)
         self._t: np.ndarray | None = None

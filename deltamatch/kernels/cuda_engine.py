@@ -25,12 +25,12 @@ import numpy as np
 
 from deltamatch.kernels.pair_table import changed_pair_table
 from deltamatch.kernels.plan_table import (
-    LAST_PAIRS,
     BatchView,
     GraphView,
     PlanTable,
     TaskList,
     empty_batch,
+    is_edge_induced_diamond,
     is_edge_induced_four_cycle,
     is_edge_induced_house,
     kept_last_levels,
@@ -1136,13 +1136,9 @@ def orientable(plans: PlanTable) -> bool:
 
 
 def diamond_formula(plans: PlanTable) -> bool:
-    """Whether the (static, one-plan) table counts edge-induced diamonds seeded at the chord, each
-    once: positions 0, 1 the chord, 2 and 3 both adjacent to it and not required adjacent (so the
-    count of a chord (u, v) is C(|N(u) & N(v)|, 2), `LAST_PAIRS`)."""
-    if plans.k != 4 or plans.induced or plans.order.shape[0] != 1 or int(plans.last_two[0]) != LAST_PAIRS:
-        return False
-    diamond = np.array([[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=plans.conn.dtype)
-    return bool(np.array_equal(plans.conn[0], diamond))
+    """Whether the (static, one-plan) table counts edge-induced diamonds, which the sum over edges
+    of C(t, 2) counts (`edge_triangles`, `pair_sum`)."""
+    return plans.order.shape[0] == 1 and is_edge_induced_diamond(plans)
 
 
 def _oriented_triangles(function: str, oriented: DeviceGraph, src, tri, part: int, parts: int,

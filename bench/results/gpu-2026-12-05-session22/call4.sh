@@ -4,7 +4,8 @@
 # in its budget), and issue 13's house at 10^4 on RMAT-20 against the CPU engine, inserts and 10%
 # deletions, with the CPU engine stopped once it has taken 10.5 times the GPU's time
 # (`--cpu-stop-ratio`, deltamatch/bench/cpu_bound.py): a stopped run proves the ratio is at least
-# 10.5 without the 20 minutes or more the CPU engine would take (135 s a batch of 1,000).
+# 10.5 without waiting out the CPU engine (135 s a batch of 1,000; about 20 minutes at 10^4 if it grows
+# as the GPU's time did, 9.2x: an estimate, never measured).
 #   run: carry [".devbundle", ".cupy-cache.tgz", ".commit"], command:
 #   DEVCHECK_STEPS="compile script" DEVCHECK_SCRIPT=bench/results/gpu-2026-12-05-session22/call4.sh bash scripts/device-check.sh
 #   (drop "compile" on a machine that already ran it since the last change to a Python source)
