@@ -95,7 +95,7 @@ METHODS = {
     "no-orient": engine.StaticMethods(orient=False),
     "no-clique-kernels": engine.StaticMethods(clique_kernels=False),
     "no-formulas": engine.StaticMethods(formulas=False),
-    "house-formula": engine.StaticMethods(house_formula=True),
+    "no-house-formula": engine.StaticMethods(house_formula=False),
 }
 
 

@@ -173,6 +173,13 @@ def is_edge_induced_house(plans: PlanTable) -> bool:
     return sorted(degrees.tolist()) == [2, 2, 2, 3, 3] and bool(conn[top[0], top[1]])
 
 
+def has_count_formula(plans: PlanTable) -> bool:
+    """Whether both engines count the table's pattern over a whole graph by a formula rather than
+    by matching (`cpu_formulas.formula_count`, `cuda_engine.static_count`): the edge-induced
+    diamond, 4-cycle and house."""
+    return is_edge_induced_diamond(plans) or is_edge_induced_four_cycle(plans) or is_edge_induced_house(plans)
+
+
 def memo_plans(plans: PlanTable) -> np.ndarray:
     """Per plan (int8): 1 when counting may size its last level once per task and level-(k-2)
     vertex (the CPU engine's `_memo_count`; match.cu's `match_memo`), else 0.

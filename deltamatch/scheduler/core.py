@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from deltamatch.kernels.plan_table import TaskList
+from deltamatch.kernels.plan_table import TaskList, has_count_formula
 from deltamatch.scheduler.allocation import COST_POLICIES, Allocation, allocate, check_policy, greedy, split
 from deltamatch.scheduler.cost import (
     Calibrator,
@@ -35,7 +35,7 @@ from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.features import PairFeatures
 from deltamatch.workers.graph import NormalizedBatch
 from deltamatch.workers.protocol import BatchPlan, BatchResult, GraphStats, PatternPlans, SideResult
-from deltamatch.workers.replica import GraphReplica
+from deltamatch.workers.replica import GraphReplica, unlisted
 
 
 class BatchFailed(RuntimeError):
@@ -108,6 +108,7 @@ class RegisteredPattern:
     version: int
     shape: PlanShape | None = None
     kept: bool = False  # every worker counts its batches from kept triangles (BatchPlan.kept_counts)
+    recount: RecountTime | None = None  # a pattern with a count formula: its last whole-graph count
 
     def describe(self) -> dict:
         p = self.pattern
@@ -123,6 +124,26 @@ class RegisteredPattern:
             "version": self.version,
             "total": self.total,
         }
+
+
+RECOUNT_MIN_EDGES = 10_000
+
+
+@dataclass
+class RecountTime:
+    """A whole-graph count of a pattern that has a formula: its wall time over the workers and
+    the graph's edges then."""
+
+    seconds: float
+    edges: int
+
+    def estimate(self, edges: int) -> float:
+        """The seconds of a recount on a graph of `edges` edges: the formulas' passes walk each
+        edge's wedges, linear in the edges at a fixed degree mix.  A count of fewer than
+        `RECOUNT_MIN_EDGES` edges is scaled as if it had that many, so that from one on a small
+        graph (mostly fixed costs) the estimate errs low: a recount it then picks measures
+        the real time, while one that erred high would never be measured again."""
+        return self.seconds * max(1.0, edges / max(self.edges, RECOUNT_MIN_EDGES))
 
 
 @dataclass
@@ -173,6 +194,7 @@ class BatchOutcome:
     commit_seconds: float = 0.0  # the scheduler's graph update, done while the workers run
     merge_seconds: float = 0.0  # keeping the batch's names, merging and naming the workers' results
     local: bool = False  # matched by the scheduler (`busy_seconds`: its own), the workers only applied it
+    recounted: frozenset[int] = frozenset()  # patterns whose added side was a whole-graph recount
 
     def stages(self) -> dict[str, float]:
         """Where the batch's time went, in seconds, adding up to `elapsed_ms`: intake, allocation
@@ -243,12 +265,20 @@ class SchedulerCore:
         plans = PatternPlans(compile_plans(pattern, plan_list),
                              compile_plans(pattern, [static_plan(pattern, self.hoist)]))
         kept = self.pool.register(pid, plans)
-        total = self.pool.static_count(pid)
+        total, recount = self._static_count(pid, plans)
         reg = RegisteredPattern(pid, pattern, plans, len(plan_list), total, self.version,
-                                plan_shape(plans.batch), kept)
+                                plan_shape(plans.batch), kept, recount)
         self.patterns[pid] = reg
         self._ids = itertools.count(max(pid + 1, next(self._ids)))
         return reg
+
+    def _static_count(self, pattern_id: int, plans: PatternPlans) -> tuple[int, RecountTime | None]:
+        """The pattern's whole-graph count and, when it has a formula, the count's time."""
+        start = self.clock()
+        total = self.pool.static_count(pattern_id)
+        if not has_count_formula(plans.static):
+            return total, None
+        return total, RecountTime(self.clock() - start, self.intake.graph.num_edges)
 
     def unregister(self, pattern_id: int) -> None:
         self.patterns.pop(pattern_id)
@@ -307,6 +337,7 @@ class SchedulerCore:
         keys = [(pid, side) for pid in self.patterns for side in (OLD, NEW)]
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
         t_feats = self.clock()
+        recounts: frozenset[int] = frozenset()
         try:
             feats, model, local = self._predict(batch, keys, groups)
             if local:
@@ -314,16 +345,19 @@ class SchedulerCore:
                 picks, predicted_load = [], np.zeros(workers)
             else:
                 kept = frozenset(pid for pid, reg in self.patterns.items() if reg.kept and limit <= 0)
-                groups, model = _without_tasks(kept, keys, groups, model)
+                recounts = self._recounts(keys, groups, model, limit, kept, batch)
+                emptied = {(pid, side) for pid, side in keys
+                           if pid in kept or (pid in recounts and side == NEW)}
+                groups, model = _without_tasks(emptied, keys, groups, model)
                 results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
-                                                                          feats, limit, kept)
+                                                                          feats, limit, kept, recounts)
         except ValueError as exc:  # the input was valid: this is the engine's, and graphs may hold part
             raise BatchFailed(f"version {version}: {exc}") from exc
         t1, t2, t_send, t_back, commit_seconds = times
         self.version = version
         self.names.commit(encoded)
         outcome = BatchOutcome(version, batch.inserted.shape[0], n_del, batch.ignored, encoded=encoded,
-                               local=local)
+                               local=local, recounted=recounts)
         if not local:
             outcome.groups = self._record(keys, groups, model, picks, results)
         outcome.predicted_load = [float(x) for x in predicted_load]
@@ -336,6 +370,10 @@ class SchedulerCore:
         for pid, reg in self.patterns.items():
             removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
             added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
+            if pid in recounts:  # added holds G_new's whole count: what G_old's survivors lack of it
+                added = unlisted(added.count - (reg.total - removed.count), reg.pattern.k)
+                reg.recount = RecountTime(max(r.group_seconds[(pid, NEW)] for r in results),
+                                          self.intake.graph.num_edges)
             reg.total += added.count - removed.count
             reg.version = version
             aut = reg.pattern.automorphisms
@@ -372,12 +410,34 @@ class SchedulerCore:
     def _model(self, keys, groups, feats: PairFeatures) -> list[np.ndarray]:
         return [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
 
+    def _recounts(self, keys, groups, model, limit: int, kept: frozenset[int],
+                  batch: NormalizedBatch) -> frozenset[int]:
+        """The patterns whose added side this count-only batch takes from a whole-graph recount
+        (`routing`): those with a formula, not counted from kept triangles, whose new-side tasks'
+        calibrated seconds (shared by the workers) pass the recount's estimate."""
+        if limit > 0:
+            return frozenset()
+        edges = self.intake.graph.num_edges + batch.inserted.shape[0] - batch.deleted.shape[0]
+        out = set()
+        for (pid, side), tasks, cost in zip(keys, groups, model, strict=True):
+            reg = self.patterns[pid]
+            if side != NEW or reg.recount is None or pid in kept or tasks.size == 0:
+                continue
+            seconds = None
+            if cost is not None and self.calibrator.fitted(pid):
+                seconds = float(self.calibrator.seconds(pid, tasks, cost).sum()) / len(self.pool)
+            if self.routing.recounts(seconds, reg.recount.estimate(edges)):
+                out.add(pid)
+        return frozenset(out)
+
     def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
-                     feats: PairFeatures | None, limit: int, kept: frozenset[int] = frozenset()):
+                     feats: PairFeatures | None, limit: int, kept: frozenset[int] = frozenset(),
+                     recounts: frozenset[int] = frozenset()):
         """Split the batch's tasks between the workers and run it there, then commit it to the
         scheduler's graph: (results, (costed, assigned, sent, back) clock times, picks, predicted
         load per worker).  The patterns in `kept` (no tasks) are counted by one worker, in turn
-        by version, from its kept triangles."""
+        by version, from its kept triangles; those in `recounts` (no new-side tasks) by every
+        worker's share of a whole-graph recount."""
         workers = len(self.pool)
         costed = self.policy in COST_POLICIES
         costs = self._policy_costs(keys, groups, model, feats) if costed else []
@@ -416,7 +476,7 @@ class SchedulerCore:
         # it: `restore`, the caller's duty, as for any failed batch).
         counter = version % workers
         results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w],
-                                               kept if w == counter else frozenset())
+                                               kept if w == counter else frozenset(), recounts, (w, workers))
                                      for w in range(workers)], meanwhile=commit)
         return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
 
@@ -523,7 +583,7 @@ class SchedulerCore:
         self.names.commit(encoded)
         outcome = BatchOutcome(version, batch.inserted.shape[0], 0, batch.ignored, encoded=encoded)
         for pid, reg in self.patterns.items():
-            total = self.pool.static_count(pid)
+            total, reg.recount = self._static_count(pid, reg.plans)
             empty = np.zeros((0, reg.pattern.k), dtype=np.int64)
             outcome.deltas[pid] = PatternDelta(total, 0, total, empty, empty, total > 0)
             reg.total, reg.version = total, version
@@ -533,14 +593,14 @@ class SchedulerCore:
         return outcome
 
 
-def _without_tasks(kept: frozenset[int], keys, groups: list[TaskList], model: list):
-    """The groups and model costs with the patterns in `kept` left without tasks."""
-    if not kept:
+def _without_tasks(emptied: set[tuple[int, str]], keys, groups: list[TaskList], model: list):
+    """The groups and model costs with the groups (pattern, side) in `emptied` left without tasks."""
+    if not emptied:
         return groups, model
     none = np.zeros(0, dtype=np.int64)
-    emptied = [g.take(none) if pid in kept else g for (pid, _), g in zip(keys, groups, strict=True)]
-    costs = [m[none] if pid in kept and m is not None else m for (pid, _), m in zip(keys, model, strict=True)]
-    return emptied, costs
+    groups = [g.take(none) if key in emptied else g for key, g in zip(keys, groups, strict=True)]
+    costs = [m[none] if key in emptied and m is not None else m for key, m in zip(keys, model, strict=True)]
+    return groups, costs
 
 
 def _total(model: list[np.ndarray]) -> float:

@@ -1,4 +1,5 @@
-"""Where a batch's matching runs: the device's engine, the workers' CPU engine, or the scheduler.
+"""Where a batch's matching runs: the device's engine, the workers' CPU engine, the scheduler,
+or, for a count, a whole-graph recount.
 
 A group (one pattern, one side, one worker's share of a batch) whose predicted cost
 (`scheduler/cost.py`, PGMiner's units) is below the crossover runs on the worker's CPU
@@ -12,6 +13,17 @@ a batch's search).  Both thresholds are settings, to be measured on each machine
 workers' devices.  `DELTAMATCH_ROUTE` forces one place for everything: `gpu`, `cpu`
 (the workers' CPU engines) or `local` (the scheduler).  A worker without a GPU runs
 everything on the CPU whatever the route says.
+
+A batch that lists nothing (counts only: bulk loads, replays, a service run with listing off)
+may count a pattern's new side without its tasks: when the pattern has a whole-graph formula
+(`plan_table.has_count_formula`: the edge-induced diamond, 4-cycle and house), the matches a
+batch adds are `F(G_new) - (total - removed)`, one recount by formula shared by the workers,
+while the removed side still runs its tasks on G_old.  The formula's time grows with the graph
+and the tasks' with the batch, so `auto` recounts once the calibrated estimate of the new
+side's tasks exceeds the last recount's time scaled to the graph's edges (RMAT-15, two cores:
+a house batch of 10^4 took 315 s by its tasks, a recount 0.64 s; a 4-cycle batch of 1,000
+62 ms by its tasks, a recount 0.38 s).  `DELTAMATCH_RECOUNT`: `auto` (default), `always` or
+`never`.
 """
 
 from __future__ import annotations
@@ -24,20 +36,26 @@ ROUTE_ENV = "DELTAMATCH_ROUTE"  # auto (default), cpu, gpu or local
 CROSSOVER_ENV = "DELTAMATCH_ROUTE_CROSSOVER"  # predicted cost below which auto picks the CPU
 LOCAL_ENV = "DELTAMATCH_ROUTE_LOCAL"  # predicted batch cost below which auto matches in the scheduler
 MODES = ("auto", "cpu", "gpu", "local")
+RECOUNT_ENV = "DELTAMATCH_RECOUNT"  # auto (default), always or never
+RECOUNT_MODES = ("auto", "always", "never")
 
 
 @dataclass(frozen=True)
 class Routing:
     """The route setting: `mode` and, for `auto`, the `crossover` and `local_below` thresholds
-    in predicted-cost units."""
+    in predicted-cost units; `recount`, when a count-only batch recounts a formula pattern."""
 
     mode: str = "auto"
     crossover: float = 0.0
     local_below: float = 0.0
+    recount: str = "auto"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"{ROUTE_ENV}: expected one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.recount not in RECOUNT_MODES:
+            raise ValueError(f"{RECOUNT_ENV}: expected one of {', '.join(RECOUNT_MODES)}, "
+                             f"got {self.recount!r}")
         for name, value in ((CROSSOVER_ENV, self.crossover), (LOCAL_ENV, self.local_below)):
             if not value >= 0:
                 raise ValueError(f"{name}: expected a non-negative number, got {value!r}")
@@ -46,7 +64,8 @@ class Routing:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Routing:
         env = os.environ if env is None else env
         mode = env.get(ROUTE_ENV, "auto").strip().lower() or "auto"
-        return cls(mode, _number(env, CROSSOVER_ENV), _number(env, LOCAL_ENV))
+        recount = env.get(RECOUNT_ENV, "auto").strip().lower() or "auto"
+        return cls(mode, _number(env, CROSSOVER_ENV), _number(env, LOCAL_ENV), recount)
 
     def on_cpu(self, predicted: float | None) -> bool:
         """Whether a group of this predicted cost runs on the CPU engine (None: the policy
@@ -61,6 +80,14 @@ class Routing:
         if self.mode != "auto":
             return self.mode == "local"
         return predicted is not None and predicted < self.local_below
+
+    def recounts(self, tasks_seconds: float | None, recount_seconds: float) -> bool:
+        """Whether a count-only batch counts a formula pattern's new side by a recount, given the
+        estimated seconds of its new-side tasks (None: no estimate yet, so `auto` runs them) and
+        of the recount."""
+        if self.recount != "auto":
+            return self.recount == "always"
+        return tasks_seconds is not None and tasks_seconds > recount_seconds
 
 
 def _number(env: Mapping[str, str], name: str) -> float:

@@ -107,11 +107,11 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
 
 def static_methods_from_env(env: dict | None = None) -> engine.StaticMethods:
     """The StaticMethods that DELTAMATCH_GPU_ORIENT, DELTAMATCH_GPU_CLIQUE_KERNELS,
-    DELTAMATCH_GPU_FORMULAS (defaults: on) and DELTAMATCH_GPU_HOUSE_FORMULA (default: off) select."""
+    DELTAMATCH_GPU_FORMULAS and DELTAMATCH_GPU_HOUSE_FORMULA (defaults: on) select."""
     env = os.environ if env is None else env
     return engine.StaticMethods(orient=_switch(env, ORIENT_ENV), formulas=_switch(env, FORMULAS_ENV),
                                 clique_kernels=_switch(env, CLIQUE_KERNELS_ENV),
-                                house_formula=_switch(env, HOUSE_FORMULA_ENV, "0"))
+                                house_formula=_switch(env, HOUSE_FORMULA_ENV))
 
 
 def hub_bits_from_env(env: dict | None = None) -> bool:
@@ -597,10 +597,10 @@ class CudaBackend:
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
         """Share part::parts of a whole-graph count (a static plan), counted on a degree relabelling
         of the device graph (`cuda_engine.static_count`: cliques on the oriented graph, the diamond
-        and the 4-cycle by formula, the rest with ids ascending in degree).  The edge-induced
-        house, while its device formula is off (`StaticMethods.house_formula`), is counted by the
-        CPU engine's formula on a host copy of the rows (`cpu_formulas`): a match run of it takes
-        the device over 5 s on RMAT-20 (docs/GPU.md), the formula on two cores 8.3 s on RMAT-18."""
+        and the 4-cycle and house by formula, the rest with ids ascending in degree).  The
+        edge-induced house, with its device formula off (`StaticMethods.house_formula`), is
+        counted by the CPU engine's formula on a host copy of the rows (`cpu_formulas`): a match
+        run of it takes the device over 20 s on RMAT-20 (docs/GPU.md)."""
         methods = self.static_methods
         if methods.formulas and not methods.house_formula and engine.house_formula(plans):
             return formula_count(GraphView(*self.device.rows_host()), plans, part, parts)

@@ -83,7 +83,8 @@ class GraphReplica:
         G_new; rows come back in listed form (external ids), at most `plan.list_limit` per
         side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
         `host_graph` (a device backend keeps one only once a group is routed to the CPU); on
-        a CPU backend that is the backend itself."""
+        a CPU backend that is the backend itself.  A pattern in `plan.recounts` answers its share
+        of G_new's whole-graph count as its added side (`BatchPlan`)."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
@@ -110,11 +111,17 @@ class GraphReplica:
             self.version = plan.version
             for pid, (_, new_tasks) in plan.tasks.items():
                 added[pid] = run(pid, "new", new_tasks)
+            part, parts = plan.share
+            for pid in plan.recounts:
+                t0 = self.clock()
+                k = self.patterns[pid].batch.k
+                added[pid] = SideResult(self.static_count(pid, part, parts), np.zeros((0, k), dtype=np.int64))
+                groups[(pid, "new")] = self.clock() - t0
             for pid in plan.kept_counts:
                 if pid not in self.kept:
                     raise RuntimeError(f"pattern {pid}: no kept triangles to count it from")
                 k = self.patterns[pid].batch.k
-                removed[pid], added[pid] = (_unlisted(c, k) for c in self.backend.kept_diamonds())
+                removed[pid], added[pid] = (unlisted(c, k) for c in self.backend.kept_diamonds())
         finally:
             for routed, view in views.items():
                 engines[routed].release(view)
@@ -127,7 +134,7 @@ class GraphReplica:
     def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch
         if tasks.size == 0:
-            return _unlisted(0, plans.k)
+            return unlisted(0, plans.k)
         counts = engine.count(plans, tasks, view, plans.induced)
         return self._listed(plans, tasks, engine, view, counts, plans.induced, list_limit)
 
@@ -138,7 +145,7 @@ class GraphReplica:
         first tasks of a batch on a large graph can be hub tasks with billions of matches."""
         total = int(counts.sum())
         if list_limit <= 0 or total == 0:
-            return _unlisted(total, plans.k)
+            return unlisted(total, plans.k)
         head = fewest_first(counts, list_limit)
         rows = engine.list(plans, tasks.take(head), view, counts[head], check_other, list_limit)
         ext = self.graph.vertices.external[rows]
@@ -169,7 +176,7 @@ class GraphReplica:
         return GraphStats(g.num_vertices, g.num_edges, g.max_degree, self.version)
 
 
-def _unlisted(count: int, k: int) -> SideResult:
+def unlisted(count: int, k: int) -> SideResult:
     """A side's exact count with none of its matches listed (truncated when there are any)."""
     return SideResult(count, np.zeros((0, k), dtype=np.int64), count > 0)
 
@@ -177,21 +184,28 @@ def _unlisted(count: int, k: int) -> SideResult:
 def fewest_first(counts: np.ndarray, limit: int) -> np.ndarray:
     """The tasks that hold the first `limit` matches when tasks with matches are ordered by
     their count, ties in task order: that order's shortest prefix reaching `limit` (the
-    last task may pass it), or every task with matches.  In O(n) passes plus a sort of at
-    most about 2 * `limit` tasks: over 600K tasks (a house batch of 10^5 edges has six plans'
-    worth) it took 5 ms here where a stable sort of them all took 61 ms."""
-    clipped = np.minimum(counts, limit + 1)
-    per_count = np.bincount(clipped, minlength=limit + 2)[: limit + 1] * np.arange(limit + 1)
-    below = np.cumsum(per_count)  # below[c]: matches in the tasks of 1..c matches
-    if below[-1] >= limit:
-        top = int(np.searchsorted(below, limit, side="left"))  # the count the prefix ends at
-        room = limit - int(below[top - 1])
-        head = np.concatenate([np.flatnonzero((counts > 0) & (counts < top)),
-                               np.flatnonzero(counts == top)[: -(-room // top)]])
+    last task may pass it), or every task with matches.  In O(n + b) passes over b =
+    min(limit, the largest count) count bins plus a sort of at most about 2 * `limit` tasks:
+    over 600K tasks (a house batch of 10^5 edges has six plans' worth) it took 5 ms here where
+    a stable sort of them all took 61 ms.  Where b passes the tasks (a cap of 10^9 took 65 s a
+    batch in bins), it sorts the tasks instead."""
+    matched = np.flatnonzero(counts > 0)
+    bins = min(limit, int(counts.max(initial=0)))
+    if bins > 2 * matched.size + 1024:
+        head = matched
     else:
-        over = np.flatnonzero(counts > limit)
-        head = np.flatnonzero((counts > 0) & (counts <= limit))
-        if over.size:
-            head = np.append(head, over[np.argmin(counts[over])])
+        clipped = np.minimum(counts, bins + 1)
+        per_count = np.bincount(clipped, minlength=bins + 2)[: bins + 1] * np.arange(bins + 1)
+        below = np.cumsum(per_count)  # below[c]: matches in the tasks of 1..c matches
+        if below[-1] >= limit:
+            top = int(np.searchsorted(below, limit, side="left"))  # the count the prefix ends at
+            room = limit - int(below[top - 1])
+            head = np.concatenate([np.flatnonzero((counts > 0) & (counts < top)),
+                                   np.flatnonzero(counts == top)[: -(-room // top)]])
+        else:
+            over = np.flatnonzero(counts > bins)
+            head = np.flatnonzero((counts > 0) & (counts <= bins))
+            if over.size:
+                head = np.append(head, over[np.argmin(counts[over])])
     head = head[np.argsort(counts[head], kind="stable")]
     return head[: int(np.searchsorted(np.cumsum(counts[head]), limit, side="left")) + 1]

@@ -496,7 +496,7 @@ def test_degree_ordered_static_count_equals_cpu_engine(name: str, induced: bool)
 
 
 METHODS = {"all": {}, "no-orient": {"orient": False}, "no-clique-kernels": {"clique_kernels": False},
-           "no-formulas": {"formulas": False}, "house-formula": {"house_formula": True},
+           "no-formulas": {"formulas": False}, "no-house-formula": {"house_formula": False},
            "plain": {"orient": False, "clique_kernels": False, "formulas": False}}
 
 

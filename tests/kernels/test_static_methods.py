@@ -9,6 +9,7 @@ import pytest
 
 from deltamatch.kernels import cuda_engine
 from deltamatch.kernels.plan_table import (
+    has_count_formula,
     is_edge_induced_diamond,
     is_edge_induced_four_cycle,
     is_edge_induced_house,
@@ -52,6 +53,7 @@ def test_the_cpu_formulas_take_the_edge_induced_diamond_4_cycle_and_house(name: 
     assert is_edge_induced_diamond(table) == (name == "diamond" and not induced)
     assert is_edge_induced_four_cycle(table) == (name == "4-cycle" and not induced)
     assert is_edge_induced_house(table) == (name in HOUSES and not induced)
+    assert has_count_formula(table) == (name in {"diamond", "4-cycle"} | HOUSES and not induced)
 
 
 def test_the_house_is_the_only_graph_the_house_test_takes() -> None:

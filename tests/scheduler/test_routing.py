@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deltamatch.scheduler.core import BatchFailed
+from deltamatch.kernels.reference import reference_matches
+from deltamatch.scheduler.core import RECOUNT_MIN_EDGES, BatchFailed, RecountTime
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
 from deltamatch.workers.protocol import BatchPlan
@@ -38,7 +39,8 @@ def test_a_forced_route_decides_where_every_batch_runs(mode):
 def test_settings_come_from_the_environment():
     env = {"DELTAMATCH_ROUTE": " CPU ", "DELTAMATCH_ROUTE_CROSSOVER": "2.5e4", "DELTAMATCH_ROUTE_LOCAL": "7"}
     assert Routing.from_env(env) == Routing("cpu", 25000.0, 7.0)
-    assert Routing.from_env({}) == Routing("auto", 0.0, 0.0)
+    assert Routing.from_env({}) == Routing("auto", 0.0, 0.0, "auto")
+    assert Routing.from_env({"DELTAMATCH_RECOUNT": "Never"}).recount == "never"
 
 
 CROSSOVER = "DELTAMATCH_ROUTE_CROSSOVER"
@@ -47,7 +49,8 @@ LOCAL = "DELTAMATCH_ROUTE_LOCAL"
 
 @pytest.mark.parametrize("env, field", [({"DELTAMATCH_ROUTE": "fpga"}, "DELTAMATCH_ROUTE"),
                                         ({CROSSOVER: "many"}, CROSSOVER), ({CROSSOVER: "-1"}, CROSSOVER),
-                                        ({LOCAL: "x"}, LOCAL), ({LOCAL: "-2"}, LOCAL)])
+                                        ({LOCAL: "x"}, LOCAL), ({LOCAL: "-2"}, LOCAL),
+                                        ({"DELTAMATCH_RECOUNT": "often"}, "DELTAMATCH_RECOUNT")])
 def test_bad_settings_are_refused_naming_the_variable(env, field):
     with pytest.raises(ValueError, match=field):
         Routing.from_env(env)
@@ -186,3 +189,85 @@ def test_a_local_batch_that_fails_in_the_search_reaches_no_worker(make_core, err
     assert not isinstance(info.value, ValueError)
     assert isinstance(info.value, BatchFailed) == (error is ValueError)
     assert [(r.version, r.stats().edges) for r in core.pool.replicas] == [(1, 2), (1, 2)]
+
+
+def test_auto_recounts_once_the_tasks_cost_more_than_the_recount():
+    r = Routing()
+    assert (r.recounts(2.0, 1.0), r.recounts(1.0, 1.0), r.recounts(None, 0.0)) == (True, False, False)
+
+
+@pytest.mark.parametrize("mode", ["always", "never"])
+def test_a_forced_recount_ignores_the_estimates(mode):
+    r = Routing(recount=mode)
+    assert r.recounts(None, 1.0) == r.recounts(0.0, 1.0) == r.recounts(9.0, 1.0) == (mode == "always")
+
+
+def test_a_recounts_estimate_grows_with_the_edges_from_no_fewer_than_the_floor():
+    assert RecountTime(2.0, 50_000).estimate(100_000) == 4.0
+    assert RecountTime(2.0, 50_000).estimate(10) == 2.0  # never below the measured time
+    assert RecountTime(0.01, 10).estimate(5 * RECOUNT_MIN_EDGES) == pytest.approx(0.05)
+
+
+def _recount_session(make_core, name: str, replicas: int, routing: Routing, seed: int = 5):
+    """Count-only batches (inserts, deletes, both) on a random graph: per batch the pattern's
+    (added, removed, total), the reference's, and whether the added side was a recount."""
+    core = make_core(replicas=replicas, routing=routing, list_limit=0)
+    core.pool = _Recording(core.pool)
+    pattern = parse_pattern(name)
+    rng = np.random.default_rng(seed)
+    edges = {tuple(sorted(map(int, e))) for e in rng.integers(0, 30, (160, 2)) if e[0] != e[1]}
+    core.load(sorted(edges))
+    pid = core.register(pattern).id
+    got, want = [], []
+    before = len(reference_matches(edges, pattern.edges, pattern.k, False))
+    for step in range(5):
+        ins = [tuple(sorted(map(int, e))) for e in rng.integers(0, 34, (12, 2)) if e[0] != e[1]]
+        present = sorted(edges)
+        dele = [present[i] for i in rng.choice(len(present), 6 * (step % 2), replace=False)]
+        out = core.apply(ins, dele)
+        mid = len(reference_matches(edges - set(dele), pattern.edges, pattern.k, False))
+        edges = (edges - set(dele)) | set(ins)
+        after = len(reference_matches(edges, pattern.edges, pattern.k, False))
+        d = out.deltas[pid]
+        got.append((d.added_count, d.removed_count, d.total, pid in out.recounted))
+        want.append((after - mid, before - mid, after))
+        before = after
+    return core, pid, got, want
+
+
+@pytest.mark.parametrize("replicas", [1, 3])
+@pytest.mark.parametrize("name", ["diamond", "4-cycle", "house"])
+def test_recounted_batches_count_what_their_tasks_would(make_core, name, replicas):
+    core, _, got, want = _recount_session(make_core, name, replicas, Routing(recount="always"))
+    assert [g[:3] for g in got] == want
+    assert all(g[3] for g in got)
+    assert all(plan.recounts and plan.tasks and not plan.tasks[next(iter(plan.recounts))][1].size
+               for plans in core.pool.plans for plan in plans)
+    assert [p.share for p in core.pool.plans[-1]] == [(w, replicas) for w in range(replicas)]
+
+
+def test_auto_recounts_when_its_estimate_is_below_the_calibrated_tasks(make_core):
+    _, _, got, want = _recount_session(make_core, "house", 2, Routing())
+    assert [g[:3] for g in got] == want  # whichever way each batch went
+    core = make_core(replicas=2, list_limit=0)
+    pid = core.register(parse_pattern("house")).id
+    wheel = [(0, v) for v in range(1, 12)] + [(v, v + 1) for v in range(1, 11)]
+    assert not core.apply(wheel, []).recounted  # no calibrated estimate of the tasks yet
+    core.patterns[pid].recount = RecountTime(0.0, 10**9)
+    out = core.apply([(1, 11), (2, 12), (3, 12)], [(0, 5)])
+    assert out.recounted == {pid}
+    assert out.deltas[pid].total == len(reference_matches(
+        (set(wheel) - {(0, 5)}) | {(1, 11), (2, 12), (3, 12)}, parse_pattern("house").edges, 5, False))
+
+
+@pytest.mark.parametrize("name, induced", [("house", True), ("4-clique", False)])
+def test_patterns_without_a_formula_and_listing_batches_never_recount(make_core, name, induced):
+    core = make_core(routing=Routing(recount="always"), list_limit=0)
+    other = core.register(parse_pattern(name, induced)).id
+    core.apply([(u, v) for u in range(7) for v in range(u + 1, 7)], [])
+    assert not core.apply([(0, 7), (1, 7), (2, 7)], []).recounted
+    assert core.patterns[other].recount is None
+    listing = make_core(routing=Routing(recount="always"), list_limit=10)
+    listing.register(parse_pattern("4-cycle"))
+    listing.apply([(u, v) for u in range(7) for v in range(u + 1, 7)], [])
+    assert not listing.apply([(0, 7), (1, 7), (2, 7)], []).recounted

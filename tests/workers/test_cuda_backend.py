@@ -149,8 +149,7 @@ def test_only_batches_of_many_pairs_get_a_pair_table() -> None:
 def test_static_method_switches(switch: str) -> None:
     assert static_methods_from_env({}) == StaticMethods()
     name = f"DELTAMATCH_GPU_{switch.upper()}"
-    flipped = "1" if switch == "house_formula" else "0"  # the house's formula is off by default
-    assert static_methods_from_env({name: flipped}) == StaticMethods(**{switch: flipped == "1"})
+    assert static_methods_from_env({name: "0"}) == StaticMethods(**{switch: False})
     with pytest.raises(ValueError, match=name):
         static_methods_from_env({name: "no"})
 

@@ -64,7 +64,8 @@ def test_capped_listing_lists_the_tasks_with_fewest_matches():
         8, [[100, 101, 102]], True)
 
 
-@given(st.lists(st.sampled_from([0, 1, 2, 3, 7, 10**12]), max_size=40), st.integers(1, 30))
+@given(st.lists(st.sampled_from([0, 1, 2, 3, 7, 10**12]), max_size=40),
+       st.sampled_from([1, 2, 3, 5, 8, 13, 21, 30, 10**9, 10**13]))
 def test_fewest_first_is_the_shortest_prefix_of_the_tasks_ordered_by_count(counts, limit):
     counts = np.array(counts, dtype=np.int64)
     matched = np.flatnonzero(counts)
