@@ -35,6 +35,7 @@ class BatchRecord:
     removed: int
     total: int
     busy_s: list[float] = field(default_factory=list)
+    recounted: bool = False  # the added side came from a whole-graph recount (routing: DELTAMATCH_RECOUNT)
 
 
 @dataclass
@@ -139,7 +140,7 @@ def run_incremental(workload: Workload, pattern: Pattern, *, engine: str, backen
             delta = out.deltas[reg.id]
             update = sum(r.backend.apply_seconds for r in replicas) - before
             run.batches.append(BatchRecord(latency, update, delta.added_count, delta.removed_count,
-                                           delta.total, list(out.busy_seconds)))
+                                           delta.total, list(out.busy_seconds), reg.id in out.recounted))
             if on_batch:
                 on_batch()
     finally:

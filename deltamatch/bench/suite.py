@@ -43,7 +43,8 @@ RESULT_COLUMNS = [
 META_COLUMNS = ["commit", "device", "gpu", "cores", "loadavg", "date", "python", "numpy", "numba", "argv"]
 COLUMNS = PARAM_COLUMNS + RESULT_COLUMNS + META_COLUMNS
 BATCH_COLUMNS = ["run_id", "graph", "pattern", "induced", "batch_size", "engine", "batch", "inserted",
-                 "deleted", "latency_ms", "graph_update_ms", "added", "removed", "total", "busy_s"]
+                 "deleted", "latency_ms", "graph_update_ms", "added", "removed", "total", "busy_s",
+                 "recounted"]
 
 
 @dataclass
@@ -240,7 +241,7 @@ def _batch_rows(run_id: str, params: dict, run: eng.EngineRun, workload: Workloa
             "batch": i, "inserted": batch.insert.shape[0], "deleted": batch.delete.shape[0],
             "latency_ms": rec.latency_s * 1e3, "graph_update_ms": rec.update_s * 1e3,
             "added": rec.added, "removed": rec.removed, "total": rec.total,
-            "busy_s": ";".join(f"{x:.5f}" for x in rec.busy_s),
+            "busy_s": ";".join(f"{x:.5f}" for x in rec.busy_s), "recounted": int(rec.recounted),
         })
     return out
 
