@@ -22,8 +22,9 @@ while the removed side still runs its tasks on G_old.  The formula's time grows 
 and the tasks' with the batch, so `auto` recounts once the calibrated estimate of the new
 side's tasks exceeds the last recount's time scaled to the graph's edges (RMAT-15, two cores:
 a house batch of 10^4 took 315 s by its tasks, a recount 0.64 s; a 4-cycle batch of 1,000
-62 ms by its tasks, a recount 0.38 s).  `DELTAMATCH_RECOUNT`: `auto` (default), `always` or
-`never`.
+62 ms by its tasks, a recount 0.38 s).  Until the calibrator has measured a pattern's tasks
+(its first batch), and under policies without a cost model, `auto` runs them.
+`DELTAMATCH_RECOUNT`: `auto` (default), `always` or `never`.
 """
 
 from __future__ import annotations
