@@ -35,7 +35,7 @@ class BatchRecord:
     removed: int
     total: int
     busy_s: list[float] = field(default_factory=list)
-    recounted: bool = False  # the added side came from a whole-graph recount (routing: DELTAMATCH_RECOUNT)
+    recounted: str = ""  # the sides counted by a whole-graph recount, "old+new" (routing: DELTAMATCH_RECOUNT)
 
 
 @dataclass
@@ -139,8 +139,9 @@ def run_incremental(workload: Workload, pattern: Pattern, *, engine: str, backen
             latency = time.perf_counter() - t0
             delta = out.deltas[reg.id]
             update = sum(r.backend.apply_seconds for r in replicas) - before
+            recounted = "+".join(s for s in ("old", "new") if (reg.id, s) in out.recounted)
             run.batches.append(BatchRecord(latency, update, delta.added_count, delta.removed_count,
-                                           delta.total, list(out.busy_seconds), reg.id in out.recounted))
+                                           delta.total, list(out.busy_seconds), recounted))
             if on_batch:
                 on_batch()
     finally:

@@ -241,7 +241,7 @@ def _batch_rows(run_id: str, params: dict, run: eng.EngineRun, workload: Workloa
             "batch": i, "inserted": batch.insert.shape[0], "deleted": batch.delete.shape[0],
             "latency_ms": rec.latency_s * 1e3, "graph_update_ms": rec.update_s * 1e3,
             "added": rec.added, "removed": rec.removed, "total": rec.total,
-            "busy_s": ";".join(f"{x:.5f}" for x in rec.busy_s), "recounted": int(rec.recounted),
+            "busy_s": ";".join(f"{x:.5f}" for x in rec.busy_s), "recounted": rec.recounted,
         })
     return out
 

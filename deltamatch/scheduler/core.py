@@ -194,7 +194,7 @@ class BatchOutcome:
     commit_seconds: float = 0.0  # the scheduler's graph update, done while the workers run
     merge_seconds: float = 0.0  # keeping the batch's names, merging and naming the workers' results
     local: bool = False  # matched by the scheduler (`busy_seconds`: its own), the workers only applied it
-    recounted: frozenset[int] = frozenset()  # patterns whose added side was a whole-graph recount
+    recounted: frozenset[tuple[int, str]] = frozenset()  # (pattern, side) counted by a whole-graph recount
 
     def stages(self) -> dict[str, float]:
         """Where the batch's time went, in seconds, adding up to `elapsed_ms`: intake, allocation
@@ -337,7 +337,7 @@ class SchedulerCore:
         keys = [(pid, side) for pid in self.patterns for side in (OLD, NEW)]
         groups = [batch_tasks(self.patterns[pid].plans.batch, changed, n_del, side) for pid, side in keys]
         t_feats = self.clock()
-        recounts: frozenset[int] = frozenset()
+        recounts: frozenset[tuple[int, str]] = frozenset()
         try:
             feats, model, local = self._predict(batch, keys, groups)
             if local:
@@ -346,8 +346,7 @@ class SchedulerCore:
             else:
                 kept = frozenset(pid for pid, reg in self.patterns.items() if reg.kept and limit <= 0)
                 recounts = self._recounts(keys, groups, model, limit, kept, batch)
-                emptied = {(pid, side) for pid, side in keys
-                           if pid in kept or (pid in recounts and side == NEW)}
+                emptied = {(pid, side) for pid, side in keys if pid in kept} | recounts
                 groups, model = _without_tasks(emptied, keys, groups, model)
                 results, times, picks, predicted_load = self._run_workers(version, batch, keys, groups, model,
                                                                           feats, limit, kept, recounts)
@@ -370,10 +369,7 @@ class SchedulerCore:
         for pid, reg in self.patterns.items():
             removed = _merge([r.removed[pid] for r in results], limit, reg.pattern.k)
             added = _merge([r.added[pid] for r in results], limit, reg.pattern.k)
-            if pid in recounts:  # added holds G_new's whole count: what G_old's survivors lack of it
-                added = unlisted(added.count - (reg.total - removed.count), reg.pattern.k)
-                reg.recount = RecountTime(max(r.group_seconds[(pid, NEW)] for r in results),
-                                          self.intake.graph.num_edges)
+            removed, added = self._recounted(reg, removed, added, recounts, results, batch)
             reg.total += added.count - removed.count
             reg.version = version
             aut = reg.pattern.automorphisms
@@ -411,24 +407,46 @@ class SchedulerCore:
         return [self._model_cost(pid, side, t, feats) for (pid, side), t in zip(keys, groups, strict=True)]
 
     def _recounts(self, keys, groups, model, limit: int, kept: frozenset[int],
-                  batch: NormalizedBatch) -> frozenset[int]:
-        """The patterns whose added side this count-only batch takes from a whole-graph recount
-        (`routing`): those with a formula, not counted from kept triangles, whose new-side tasks'
-        calibrated seconds (shared by the workers) pass the recount's estimate."""
+                  batch: NormalizedBatch) -> frozenset[tuple[int, str]]:
+        """The groups (pattern, side) this count-only batch counts by a whole-graph recount
+        (`routing`): a side of a pattern with a formula whose tasks' calibrated seconds (shared by
+        the workers) pass the recount's estimate on the graph it counts (the old side's: G_old
+        less the deletions).  None beside patterns counted from kept triangles, whose count reads
+        the batch's update as one."""
         if limit > 0:
             return frozenset()
-        edges = self.intake.graph.num_edges + batch.inserted.shape[0] - batch.deleted.shape[0]
+        mid = self.intake.graph.num_edges - batch.deleted.shape[0]
+        edges = {OLD: mid, NEW: mid + batch.inserted.shape[0]}
         out = set()
         for (pid, side), tasks, cost in zip(keys, groups, model, strict=True):
             reg = self.patterns[pid]
-            if side != NEW or reg.recount is None or pid in kept or tasks.size == 0:
+            if reg.recount is None or pid in kept or tasks.size == 0 or (kept and side == OLD):
                 continue
             seconds = None
             if cost is not None and self.calibrator.fitted(pid):
                 seconds = float(self.calibrator.seconds(pid, tasks, cost).sum()) / len(self.pool)
-            if self.routing.recounts(seconds, reg.recount.estimate(edges)):
-                out.add(pid)
+            if self.routing.recounts(seconds, reg.recount.estimate(edges[side])):
+                out.add((pid, side))
         return frozenset(out)
+
+    def _recounted(self, reg: RegisteredPattern, removed: SideResult, added: SideResult,
+                   recounts: frozenset[tuple[int, str]], results: list[BatchResult],
+                   batch: NormalizedBatch) -> tuple[SideResult, SideResult]:
+        """A pattern's merged sides with its recounted ones turned into deltas: a recounted old
+        side holds F(G_old less the deletions), the matches that survive the deletions; a
+        recounted new side F(G_new).  Keeps the last recount's time."""
+        k = reg.pattern.k
+        survivors = reg.total - removed.count
+        if (reg.id, OLD) in recounts:
+            survivors = removed.count
+            removed = unlisted(reg.total - survivors, k)
+        for side in (OLD, NEW):
+            if (reg.id, side) in recounts:
+                edges = self.intake.graph.num_edges - (batch.inserted.shape[0] if side == OLD else 0)
+                reg.recount = RecountTime(max(r.group_seconds[(reg.id, side)] for r in results), edges)
+        if (reg.id, NEW) in recounts:
+            added = unlisted(added.count - survivors, k)
+        return removed, added
 
     def _run_workers(self, version: int, batch: NormalizedBatch, keys, groups, model,
                      feats: PairFeatures | None, limit: int, kept: frozenset[int] = frozenset(),

@@ -15,12 +15,14 @@ workers' devices.  `DELTAMATCH_ROUTE` forces one place for everything: `gpu`, `c
 everything on the CPU whatever the route says.
 
 A batch that lists nothing (counts only: bulk loads, replays, a service run with listing off)
-may count a pattern's new side without its tasks: when the pattern has a whole-graph formula
+may count a side of a pattern without its tasks: when the pattern has a whole-graph formula
 (`plan_table.has_count_formula`: the edge-induced diamond, 4-cycle and house), the matches a
-batch adds are `F(G_new) - (total - removed)`, one recount by formula shared by the workers,
-while the removed side still runs its tasks on G_old.  The formula's time grows with the graph
-and the tasks' with the batch, so `auto` recounts once the calibrated estimate of the new
-side's tasks exceeds the last recount's time scaled to the graph's edges (RMAT-15, two cores:
+batch removes are `total - F(G_old - D)` and those it adds `F(G_new) - F(G_old - D)` (or
+`F(G_new) - (total - removed)` when only the new side is recounted), each recount by formula
+shared by the workers, which apply the deletions before the insertions for it.  The formula's
+time grows with the graph and the tasks' with the batch, so `auto` recounts a side once the
+calibrated estimate of its tasks exceeds the last recount's time scaled to the graph's edges
+(RMAT-15, two cores:
 a house batch of 10^4 took 315 s by its tasks, a recount 0.64 s; a 4-cycle batch of 1,000
 62 ms by its tasks, a recount 0.38 s).  Until the calibrator has measured a pattern's tasks
 (its first batch), and under policies without a cost model, `auto` runs them.

@@ -232,6 +232,13 @@ class NormalizedBatch:
     def changed(self) -> np.ndarray:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
 
+    def halves(self) -> tuple[NormalizedBatch, NormalizedBatch]:
+        """The deletions alone, then the insertions with the vertices they add: applied in turn
+        they apply this batch, through G_old less the deletions."""
+        none = np.zeros((0, 2), dtype=self.inserted.dtype)
+        return (NormalizedBatch(self.deleted, none, 0, self.vertex_base),
+                NormalizedBatch(none, self.inserted, self.ignored, self.vertex_base, self.new_vertices))
+
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_by_row": []}
 

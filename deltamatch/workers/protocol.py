@@ -35,10 +35,10 @@ class BatchPlan:
     matches per side and pattern.  The groups (pattern, "old" | "new") in `on_cpu` run on
     the CPU engine even where the worker has a device (the scheduler's routing).  The patterns
     in `kept_counts` (no tasks sent) are counted whole, both sides, from the triangles the worker's
-    graph keeps (`GraphReplica.register` said it could); never listed.  The patterns in
-    `recounts` (no new-side tasks sent) answer, as their new side's count, this worker's share
-    `share` = (part, parts) of G_new's whole-graph count (a formula's; `routing` says when),
-    unlisted."""
+    graph keeps (`GraphReplica.register` said it could); never listed.  The groups (pattern,
+    side) in `recounts` (no tasks sent) answer, unlisted, this worker's share `share` = (part,
+    parts) of a whole-graph count (a formula's; `routing` says when): the new side's of G_new, the
+    old side's of G_old less the batch's deletions (applied first, then its insertions)."""
 
     version: int
     batch: NormalizedBatch
@@ -46,7 +46,7 @@ class BatchPlan:
     list_limit: int
     on_cpu: frozenset[tuple[int, str]] = frozenset()
     kept_counts: frozenset[int] = frozenset()
-    recounts: frozenset[int] = frozenset()
+    recounts: frozenset[tuple[int, str]] = frozenset()
     share: tuple[int, int] = (0, 1)
 
 

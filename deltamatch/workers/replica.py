@@ -83,8 +83,8 @@ class GraphReplica:
         G_new; rows come back in listed form (external ids), at most `plan.list_limit` per
         side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
         `host_graph` (a device backend keeps one only once a group is routed to the CPU); on
-        a CPU backend that is the backend itself.  A pattern in `plan.recounts` answers its share
-        of G_new's whole-graph count as its added side (`BatchPlan`)."""
+        a CPU backend that is the backend itself.  A group in `plan.recounts` answers its share of
+        a whole-graph count instead (`BatchPlan`)."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
@@ -102,21 +102,33 @@ class GraphReplica:
             groups[(pid, side)] = self.clock() - t0
             return result
 
+        def recount(side: str) -> None:
+            for pid, recounted in plan.recounts:
+                if recounted == side:
+                    t0 = self.clock()
+                    count = self.static_count(pid, *plan.share)
+                    (removed if side == "old" else added)[pid] = unlisted(count, self.patterns[pid].batch.k)
+                    groups[(pid, side)] = self.clock() - t0
+
         try:
             for pid, (old_tasks, _) in plan.tasks.items():
                 removed[pid] = run(pid, "old", old_tasks)
             t0 = self.clock()
-            self.backend.apply(batch)
-            update = self.clock() - t0
+            if any(side == "old" for _, side in plan.recounts):
+                deletions, insertions = batch.halves()
+                self.backend.apply(deletions)
+                update = self.clock() - t0
+                recount("old")
+                t0 = self.clock()
+                self.backend.apply(insertions)
+                update += self.clock() - t0
+            else:
+                self.backend.apply(batch)
+                update = self.clock() - t0
             self.version = plan.version
             for pid, (_, new_tasks) in plan.tasks.items():
                 added[pid] = run(pid, "new", new_tasks)
-            part, parts = plan.share
-            for pid in plan.recounts:
-                t0 = self.clock()
-                k = self.patterns[pid].batch.k
-                added[pid] = SideResult(self.static_count(pid, part, parts), np.zeros((0, k), dtype=np.int64))
-                groups[(pid, "new")] = self.clock() - t0
+            recount("new")
             for pid in plan.kept_counts:
                 if pid not in self.kept:
                     raise RuntimeError(f"pattern {pid}: no kept triangles to count it from")

@@ -209,8 +209,8 @@ def test_a_recounts_estimate_grows_with_the_edges_from_no_fewer_than_the_floor()
 
 
 def _recount_session(make_core, name: str, replicas: int, routing: Routing, seed: int = 5):
-    """Count-only batches (inserts, deletes, both) on a random graph: per batch the pattern's
-    (added, removed, total), the reference's, and whether the added side was a recount."""
+    """Count-only batches (inserts alone, then with deletes) on a random graph: per batch the
+    pattern's (added, removed, total) and the sides recounted, and the reference's counts."""
     core = make_core(replicas=replicas, routing=routing, list_limit=0)
     core.pool = _Recording(core.pool)
     pattern = parse_pattern(name)
@@ -229,7 +229,7 @@ def _recount_session(make_core, name: str, replicas: int, routing: Routing, seed
         edges = (edges - set(dele)) | set(ins)
         after = len(reference_matches(edges, pattern.edges, pattern.k, False))
         d = out.deltas[pid]
-        got.append((d.added_count, d.removed_count, d.total, pid in out.recounted))
+        got.append((d.added_count, d.removed_count, d.total, {s for p, s in out.recounted if p == pid}))
         want.append((after - mid, before - mid, after))
         before = after
     return core, pid, got, want
@@ -240,9 +240,10 @@ def _recount_session(make_core, name: str, replicas: int, routing: Routing, seed
 def test_recounted_batches_count_what_their_tasks_would(make_core, name, replicas):
     core, _, got, want = _recount_session(make_core, name, replicas, Routing(recount="always"))
     assert [g[:3] for g in got] == want
-    assert all(g[3] for g in got)
-    assert all(plan.recounts and plan.tasks and not plan.tasks[next(iter(plan.recounts))][1].size
-               for plans in core.pool.plans for plan in plans)
+    assert [g[3] for g in got] == [{"new"}, {"old", "new"}] * 2 + [{"new"}]
+    for plans in core.pool.plans:
+        for plan in plans:
+            assert all(plan.tasks[pid][side == "new"].size == 0 for pid, side in plan.recounts)
     assert [p.share for p in core.pool.plans[-1]] == [(w, replicas) for w in range(replicas)]
 
 
@@ -255,7 +256,7 @@ def test_auto_recounts_when_its_estimate_is_below_the_calibrated_tasks(make_core
     assert not core.apply(wheel, []).recounted  # no calibrated estimate of the tasks yet
     core.patterns[pid].recount = RecountTime(0.0, 10**9)
     out = core.apply([(1, 11), (2, 12), (3, 12)], [(0, 5)])
-    assert out.recounted == {pid}
+    assert out.recounted == {(pid, "old"), (pid, "new")}
     assert out.deltas[pid].total == len(reference_matches(
         (set(wheel) - {(0, 5)}) | {(1, 11), (2, 12), (3, 12)}, parse_pattern("house").edges, 5, False))
 

@@ -206,3 +206,17 @@ def test_rejected_batch_leaves_the_graph_unchanged():
     with pytest.raises(GraphInputError):
         g.normalize([(5, 6)], [(0, -3)])
     assert np.array_equal(g.edges(), before[0]) and len(g.vertices) == before[1]
+
+
+def test_a_batchs_halves_applied_in_turn_apply_it_through_g_old_less_its_deletions():
+    whole, halves = DynamicGraph(), DynamicGraph()
+    for g in (whole, halves):
+        g.apply(g.normalize([(1, 2), (2, 3), (3, 4)], []))
+    batch = whole.normalize([(4, 5), (5, 6), (1, 3)], [(2, 3), (3, 4)])
+    whole.apply(batch)
+    deletions, insertions = batch.halves()
+    halves.apply(deletions)
+    assert halves.edges().tolist() == [[1, 2]]
+    halves.apply(insertions)
+    assert halves.edges().tolist() == whole.edges().tolist()
+    assert halves.vertices.external.tolist() == whole.vertices.external.tolist() == [1, 2, 3, 4, 5, 6]
