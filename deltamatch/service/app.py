@@ -45,7 +45,6 @@ from deltamatch.scheduler.batch_log import LogWriteError, lock_directory
 from deltamatch.scheduler.channel import ChannelCallError, ChannelClient, ChannelClosed
 from deltamatch.scheduler.names import parse_vertex_pairs
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, PatternError, parse_pattern
-from deltamatch.scheduler.routing import Routing
 from deltamatch.service.config import ServiceConfig, worker_plan
 from deltamatch.service.schemas import (
     BatchAnswer,
@@ -171,7 +170,7 @@ class Service:
         self.scheduler = make_scheduler_actor(
             str(Path(cfg.data_dir).resolve()), list_limit=cfg.max_listed, snapshot_every=cfg.snapshot_every,
             policy=cfg.policy, owner=OwnerProcess.current(), repair=cfg.repair,
-            routing=Routing(cfg.route, cfg.route_crossover, cfg.route_local), **self.worker_options)
+            routing=cfg.routing(), **self.worker_options)
         recovered = await self.scheduler.start.remote()
         if cfg.direct_channel:
             try:

@@ -38,7 +38,12 @@ class ServiceConfig:
     route: str = "auto"  # where matching runs: auto, cpu, gpu, local (`scheduler/routing.py`)
     route_crossover: float = 0.0  # predicted cost below which auto picks the CPU engine
     route_local: float = 0.0  # predicted batch cost below which auto matches in the scheduler
+    recount: str = "auto"  # count-only batches by whole-graph recounts: auto, always, never (routing)
     direct_channel: bool = True  # batches reach the scheduler over its Unix socket, not a Ray call
+
+    def routing(self) -> Routing:
+        """The scheduler's route settings (`scheduler/routing.py`)."""
+        return Routing(self.route, self.route_crossover, self.route_local, self.recount)
 
     @classmethod
     def from_env(cls, env: dict | None = None, **overrides) -> ServiceConfig:
@@ -60,7 +65,7 @@ class ServiceConfig:
             raise ValueError(f"backend must be auto, cpu or cuda, got {self.backend!r}")
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        Routing(self.route, self.route_crossover, self.route_local)  # raises naming the variable
+        self.routing()  # raises naming the variable
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if self.num_gpus_per_worker is not None and self.num_gpus_per_worker < 0:

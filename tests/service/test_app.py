@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from websockets.sync.client import connect
 
+from deltamatch.kernels.reference import reference_matches
 from deltamatch.service.client import DeltamatchClient, DeltamatchError
 
 pytestmark = pytest.mark.timeout(180)
@@ -463,3 +464,23 @@ def test_kill9_and_restart_keep_version_totals_and_batch_ids(make_service):
     # a cursor from before the restart is older than the (empty) retained history
     assert next(iter(c2.deltas(tri["id"], since=answers[0]["version"])))["event"] == "reset"
 
+
+
+def test_a_count_only_service_recounts_and_keeps_every_total(make_service):
+    """Listing off and recounts forced: random batches with deletions on two workers, each formula
+    pattern's running total equal to the reference and to a fresh registration's count."""
+    svc = make_service(DELTAMATCH_MAX_LISTED="0", DELTAMATCH_RECOUNT="always")
+    svc.start()
+    rng = random.Random(11)
+    edges: set[tuple[int, int]] = set()
+    with DeltamatchClient(svc.url) as c:
+        ids = {name: c.register_pattern(name)["id"] for name in ("house", "diamond", "4-cycle")}
+        for _ in range(4):
+            ins = {tuple(sorted(rng.sample(range(24), 2))) for _ in range(40)}
+            dele = set(rng.sample(sorted(edges), min(len(edges), 8)))
+            c.update(insert=[list(e) for e in ins], delete=[list(e) for e in dele])
+            edges = (edges - dele) | ins
+        for name, pid in ids.items():
+            p = c.pattern(pid)
+            want = len(reference_matches(edges, [tuple(e) for e in p["edges"]], p["k"], False))
+            assert p["total"] == want == c.register_pattern(name)["total"], name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from deltamatch.scheduler.routing import Routing
 from deltamatch.service.config import ServiceConfig, worker_plan
 
 
@@ -29,7 +30,10 @@ def test_rejects_workers_that_cannot_get_a_gpu_of_their_own(env):
 
 
 def test_routing_settings_come_from_the_environment_and_are_checked():
-    cfg = ServiceConfig.from_env({"DELTAMATCH_ROUTE": "local", "DELTAMATCH_ROUTE_LOCAL": "1e5"})
-    assert (cfg.route, cfg.route_crossover, cfg.route_local) == ("local", 0.0, 1e5)
+    cfg = ServiceConfig.from_env({"DELTAMATCH_ROUTE": "local", "DELTAMATCH_ROUTE_LOCAL": "1e5",
+                                  "DELTAMATCH_RECOUNT": "never"})
+    assert cfg.routing() == Routing("local", 0.0, 1e5, "never")
     with pytest.raises(ValueError, match="DELTAMATCH_ROUTE_LOCAL"):
         ServiceConfig.from_env({"DELTAMATCH_ROUTE_LOCAL": "-1"})
+    with pytest.raises(ValueError, match="DELTAMATCH_RECOUNT"):
+        ServiceConfig.from_env({"DELTAMATCH_RECOUNT": "sometimes"})
