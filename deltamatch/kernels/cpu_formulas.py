@@ -19,9 +19,7 @@ listing a match, so a count costs about what counting triangles and 4-cycles cos
 The counts are split by `part`/`parts` as the engines' whole-graph counts are (the shares of parts
 0 .. parts-1 sum to the count): 4-cycles and the house's wedge sum by the cycle's top vertex u, the
 diamonds by the edge's lower id.  The graph is a `GraphView` (sorted rows with slack); nothing is
-relabelled.  The CUDA engine counts the diamond and the 4-cycle by the same formulas, and the
-house too where `StaticMethods.house_formula` is on (`formulas.cu`); until then a GPU worker
-counts the house with this module on a host copy of its rows.
+relabelled.  The CUDA engine counts all three by the same formulas (`formulas.cu`).
 """
 
 from __future__ import annotations

@@ -22,9 +22,8 @@ from numba import njit
 
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
-from deltamatch.kernels.cpu_formulas import formula_count
 from deltamatch.kernels.pair_order import by_source
-from deltamatch.kernels.plan_table import BatchView, GraphView, PlanTable, TaskList
+from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import (
     DynamicGraph,
@@ -421,8 +420,7 @@ class GpuGraph:
         return out.get()
 
     def rows_host(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(offsets, degree, pool) copied to the host: for checks, and the host formulas of
-        `CudaBackend.static_count`."""
+        """(offsets, degree, pool) copied to the host, for checks."""
         return self.offsets[: self.n].get(), self.degree[: self.n].get(), self.pool.get()
 
     def edges(self) -> np.ndarray:
@@ -596,16 +594,10 @@ class CudaBackend:
 
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
         """Share part::parts of a whole-graph count (a static plan), counted on a degree relabelling
-        of the device graph (`cuda_engine.static_count`: cliques on the oriented graph, the diamond
-        and the 4-cycle and house by formula, the rest with ids ascending in degree).  The
-        edge-induced house, with its device formula off (`StaticMethods.house_formula`), is
-        counted by the CPU engine's formula on a host copy of the rows (`cpu_formulas`): a match
-        run of it takes the device over 20 s on RMAT-20 (docs/GPU.md)."""
-        methods = self.static_methods
-        if methods.formulas and not methods.house_formula and engine.house_formula(plans):
-            return formula_count(GraphView(*self.device.rows_host()), plans, part, parts)
+        of the device graph (`cuda_engine.static_count`: cliques on the oriented graph, the diamond,
+        4-cycle and house by formula, the rest with ids ascending in degree)."""
         return engine.static_count(self.device.view(), len(self.graph.vertices), plans, part, parts,
-                                   methods=methods, balance=self.balance)
+                                   methods=self.static_methods, balance=self.balance)
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView, counts: np.ndarray,
              check_other: bool, limit: int | None = None) -> np.ndarray:
