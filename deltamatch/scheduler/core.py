@@ -127,6 +127,11 @@ class RegisteredPattern:
 
 
 RECOUNT_MIN_EDGES = 10_000
+# The model's predicted work, in reads of the graph's row entries, at which a batch's tasks took as
+# long as a recount on the CPU engine (RMAT-14, batches of 10 to 1,000): about 40 for the house and
+# the diamond, 500 for the 4-cycle.  Twice the largest: before a fit, only a side its tasks would
+# lose by far is recounted.
+COLD_RECOUNT_READS = 1_000
 
 
 @dataclass
@@ -412,7 +417,13 @@ class SchedulerCore:
         (`routing`): a side of a pattern with a formula whose tasks' calibrated seconds (shared by
         the workers) pass the recount's estimate on the graph it counts (the old side's: G_old
         less the deletions).  None beside patterns counted from kept triangles, whose count reads
-        the batch's update as one."""
+        the batch's update as one.
+
+        Before the calibrator has a fit for the pattern, a side is recounted when its tasks'
+        predicted work (row entries scanned and checked, the model's unit) passes
+        `COLD_RECOUNT_READS` reads of the graph's 2m row entries: the first batches of a hub-heavy
+        stream then skip tasks that cost a hundred recounts (a house batch of 10^4 on RMAT-15:
+        275 s by tasks, 0.64 s recounted), and a recount made in error costs one recount."""
         if limit > 0:
             return frozenset()
         mid = self.intake.graph.num_edges - batch.deleted.shape[0]
@@ -422,10 +433,13 @@ class SchedulerCore:
             reg = self.patterns[pid]
             if reg.recount is None or pid in kept or tasks.size == 0 or (kept and side == OLD):
                 continue
+            recount = reg.recount.estimate(edges[side])
             seconds = None
             if cost is not None and self.calibrator.fitted(pid):
                 seconds = float(self.calibrator.seconds(pid, tasks, cost).sum()) / len(self.pool)
-            if self.routing.recounts(seconds, reg.recount.estimate(edges[side])):
+            elif cost is not None:
+                seconds = recount * float(cost.sum()) / (COLD_RECOUNT_READS * max(2 * edges[side], 1))
+            if self.routing.recounts(seconds, recount):
                 out.add((pid, side))
         return frozenset(out)
 

@@ -85,9 +85,9 @@ class Routing:
         return predicted is not None and predicted < self.local_below
 
     def recounts(self, tasks_seconds: float | None, recount_seconds: float) -> bool:
-        """Whether a count-only batch counts a formula pattern's new side by a recount, given the
-        estimated seconds of its new-side tasks (None: no estimate yet, so `auto` runs them) and
-        of the recount."""
+        """Whether a count-only batch counts one side of a formula pattern by a recount, given the
+        estimated seconds of that side's tasks (None: no cost model, so `auto` runs them) and of
+        the recount."""
         if self.recount != "auto":
             return self.recount == "always"
         return tasks_seconds is not None and tasks_seconds > recount_seconds
