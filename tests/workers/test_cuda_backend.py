@@ -399,15 +399,22 @@ PATTERN_SET = {1: ("triangle", False), 2: ("diamond", False), 3: ("4-cycle", Tru
 
 
 def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
-                 on_cpu: frozenset = frozenset()) -> None:
-    """One batch on every replica (each normalizing it itself); counts and listed rows equal."""
+                 on_cpu: frozenset = frozenset(), recounts: frozenset = frozenset(),
+                 share: tuple[int, int] = (0, 1)) -> None:
+    """One batch on every replica (each normalizing it itself); counts and listed rows equal.
+    The groups in `recounts` get no tasks and count their `share` of a whole-graph count."""
     results = []
     for replica in replicas:
         batch = replica.normalize(insert, delete)
         changed, n_del = batch.changed, batch.deleted.shape[0]
-        tasks = {pid: (batch_tasks(p.batch, changed, n_del, OLD), batch_tasks(p.batch, changed, n_del, NEW))
-                 for pid, p in replica.patterns.items()}
-        results.append(replica.execute(BatchPlan(version, batch, tasks, 10**9, on_cpu)))
+        tasks = {}
+        for pid, p in replica.patterns.items():
+            sides = {side: batch_tasks(p.batch, changed, n_del, side) for side in (OLD, NEW)}
+            tasks[pid] = tuple(t.take(slice(0)) if (pid, side) in recounts else t
+                               for side, t in sides.items())
+        limit = 0 if recounts else 10**9
+        results.append(replica.execute(BatchPlan(version, batch, tasks, limit, on_cpu, recounts=recounts,
+                                                 share=share)))
     for res in results[1:]:
         for side in ("removed", "added"):
             for pid in PATTERN_SET:
@@ -482,3 +489,17 @@ def test_groups_routed_to_the_cpu_run_on_a_host_copy_made_on_first_use() -> None
         host = gpu.backend.host_graph()
         np.testing.assert_array_equal(host.edges(), cpu.graph.edges())
         np.testing.assert_array_equal(host.vertices.external, cpu.graph.vertices.external)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_recounted_groups_equal_the_cpu_replica_with_the_deletions_applied_first() -> None:
+    """Count-only batches whose diamond and house sides are recounted by share (the old side on
+    G_old less the deletions, which the replica applies before the insertions)."""
+    rng = np.random.default_rng(29)
+    gpu, cpu = loaded_replicas(rng, 50, 260)
+    recounts = frozenset((pid, side) for pid in (2, 4) for side in (OLD, NEW))
+    for version in range(2, 6):
+        ins, dele = mixed_batch(rng, cpu.graph.edges(), 55, 30, 20)
+        execute_both([gpu, cpu], version, ins, dele, recounts=recounts, share=(version % 2, 2))
+    np.testing.assert_array_equal(gpu.graph.internal_edges(), cpu.graph.internal_edges())
