@@ -500,6 +500,7 @@ class Scheduler:
             stages = dict(outcome.stages(), log=done - logged)
             return answer, {"version": outcome.version, "batch_id": batch_id, "kind": kind,
                             "busy_seconds": outcome.busy_seconds, "local": outcome.local,
+                            "recounted": sorted(side for _, side in outcome.recounted),
                             "elapsed_ms": outcome.elapsed_ms, "patterns": events, "stages": stages,
                             "scheduler_seconds": done - start}
 

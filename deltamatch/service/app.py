@@ -96,6 +96,9 @@ class Metrics:
         self.scheduler_calls = Counter("deltamatch_scheduler_calls",
                                        "Calls to the scheduler by path: channel (its direct socket) or ray",
                                        ["path"], registry=r)
+        self.recounts = Counter("deltamatch_recounts",
+                                "Sides of count-only batches (old, new) a formula pattern counted by a "
+                                "whole-graph recount (DELTAMATCH_RECOUNT)", ["side"], registry=r)
         self.busy = Counter("deltamatch_worker_busy_seconds", "Worker busy time", ["worker"], registry=r)
         self.imbalance = Gauge("deltamatch_worker_imbalance", "max/min worker busy time of the last batch",
                                registry=r)
@@ -121,6 +124,8 @@ class Metrics:
         self.stages.labels("scheduler_call").observe(max(call - info["scheduler_seconds"], 0.0))
         for stage, stage_seconds in info["stages"].items():
             self.stages.labels(stage).observe(stage_seconds)
+        for side in info["recounted"]:
+            self.recounts.labels(side).inc()
         busy = [] if info.get("local") else info.get("busy_seconds") or []  # local: the scheduler's
         for w, b in enumerate(busy):
             self.busy.labels(str(w)).inc(b)

@@ -484,3 +484,7 @@ def test_a_count_only_service_recounts_and_keeps_every_total(make_service):
             p = c.pattern(pid)
             want = len(reference_matches(edges, [tuple(e) for e in p["edges"]], p["k"], False))
             assert p["total"] == want == c.register_pattern(name)["total"], name
+    text = httpx.get(f"{svc.url}/metrics").text
+    # three patterns, four batches: every new side, and the old sides of the three with deletions
+    assert 'deltamatch_recounts_total{side="new"} 12.0' in text
+    assert 'deltamatch_recounts_total{side="old"} 9.0' in text
