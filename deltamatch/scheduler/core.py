@@ -416,8 +416,7 @@ class SchedulerCore:
         """The groups (pattern, side) this count-only batch counts by a whole-graph recount
         (`routing`): a side of a pattern with a formula whose tasks' calibrated seconds (shared by
         the workers) pass the recount's estimate on the graph it counts (the old side's: G_old
-        less the deletions).  None beside patterns counted from kept triangles, whose count reads
-        the batch's update as one.
+        less the deletions).
 
         Before the calibrator has a fit for the pattern, a side is recounted when its tasks'
         predicted work (row entries scanned and checked, the model's unit) passes
@@ -431,7 +430,7 @@ class SchedulerCore:
         out = set()
         for (pid, side), tasks, cost in zip(keys, groups, model, strict=True):
             reg = self.patterns[pid]
-            if reg.recount is None or pid in kept or tasks.size == 0 or (kept and side == OLD):
+            if reg.recount is None or pid in kept or tasks.size == 0:
                 continue
             recount = reg.recount.estimate(edges[side])
             seconds = None

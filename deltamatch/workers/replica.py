@@ -110,21 +110,25 @@ class GraphReplica:
                     (removed if side == "old" else added)[pid] = unlisted(count, self.patterns[pid].batch.k)
                     groups[(pid, side)] = self.clock() - t0
 
+        diamonds = np.zeros(2, dtype=np.int64)  # kept diamonds (destroyed, created) by the update
+
+        def update(part: NormalizedBatch) -> float:
+            t0 = self.clock()
+            self.backend.apply(part)
+            if plan.kept_counts:
+                diamonds[:] += self.backend.kept_diamonds()
+            return self.clock() - t0
+
         try:
             for pid, (old_tasks, _) in plan.tasks.items():
                 removed[pid] = run(pid, "old", old_tasks)
-            t0 = self.clock()
             if any(side == "old" for _, side in plan.recounts):
                 deletions, insertions = batch.halves()
-                self.backend.apply(deletions)
-                update = self.clock() - t0
+                update_seconds = update(deletions)
                 recount("old")
-                t0 = self.clock()
-                self.backend.apply(insertions)
-                update += self.clock() - t0
+                update_seconds += update(insertions)
             else:
-                self.backend.apply(batch)
-                update = self.clock() - t0
+                update_seconds = update(batch)
             self.version = plan.version
             for pid, (_, new_tasks) in plan.tasks.items():
                 added[pid] = run(pid, "new", new_tasks)
@@ -133,7 +137,7 @@ class GraphReplica:
                 if pid not in self.kept:
                     raise RuntimeError(f"pattern {pid}: no kept triangles to count it from")
                 k = self.patterns[pid].batch.k
-                removed[pid], added[pid] = (unlisted(c, k) for c in self.backend.kept_diamonds())
+                removed[pid], added[pid] = (unlisted(int(c), k) for c in diamonds)
         finally:
             for routed, view in views.items():
                 engines[routed].release(view)
@@ -141,7 +145,7 @@ class GraphReplica:
         self.busy_seconds += busy
         run_tasks = sum(a.size + b.size for a, b in plan.tasks.values())
         self.tasks_run += run_tasks
-        return BatchResult(plan.version, removed, added, busy, run_tasks, groups, update)
+        return BatchResult(plan.version, removed, added, busy, run_tasks, groups, update_seconds)
 
     def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch

@@ -400,21 +400,23 @@ PATTERN_SET = {1: ("triangle", False), 2: ("diamond", False), 3: ("4-cycle", Tru
 
 def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
                  on_cpu: frozenset = frozenset(), recounts: frozenset = frozenset(),
-                 share: tuple[int, int] = (0, 1)) -> None:
+                 share: tuple[int, int] = (0, 1), kept: frozenset = frozenset()) -> None:
     """One batch on every replica (each normalizing it itself); counts and listed rows equal.
-    The groups in `recounts` get no tasks and count their `share` of a whole-graph count."""
+    The groups in `recounts` get no tasks and count their `share` of a whole-graph count; the
+    patterns in `kept` are counted from a replica's kept triangles where it keeps them."""
     results = []
     for replica in replicas:
         batch = replica.normalize(insert, delete)
         changed, n_del = batch.changed, batch.deleted.shape[0]
+        counted = kept & replica.kept
         tasks = {}
         for pid, p in replica.patterns.items():
             sides = {side: batch_tasks(p.batch, changed, n_del, side) for side in (OLD, NEW)}
-            tasks[pid] = tuple(t.take(slice(0)) if (pid, side) in recounts else t
+            tasks[pid] = tuple(t.take(slice(0)) if (pid, side) in recounts or pid in counted else t
                                for side, t in sides.items())
-        limit = 0 if recounts else 10**9
-        results.append(replica.execute(BatchPlan(version, batch, tasks, limit, on_cpu, recounts=recounts,
-                                                 share=share)))
+        limit = 0 if recounts or kept else 10**9
+        results.append(replica.execute(BatchPlan(version, batch, tasks, limit, on_cpu, counted, recounts,
+                                                 share)))
     for res in results[1:]:
         for side in ("removed", "added"):
             for pid in PATTERN_SET:
@@ -503,3 +505,17 @@ def test_recounted_groups_equal_the_cpu_replica_with_the_deletions_applied_first
         ins, dele = mixed_batch(rng, cpu.graph.edges(), 55, 30, 20)
         execute_both([gpu, cpu], version, ins, dele, recounts=recounts, share=(version % 2, 2))
     np.testing.assert_array_equal(gpu.graph.internal_edges(), cpu.graph.internal_edges())
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_kept_diamonds_add_up_over_the_halves_of_a_batch_whose_old_side_is_recounted() -> None:
+    """The diamond counted from the kept triangles while the house recounts both sides: the
+    deletions and the insertions update the triangles in turn, and both sides' diamonds count."""
+    rng = np.random.default_rng(31)
+    gpu, cpu = loaded_replicas(rng, 50, 260)
+    assert gpu.kept == {2} and not cpu.kept
+    for version in range(2, 6):
+        ins, dele = mixed_batch(rng, cpu.graph.edges(), 55, 30, 20)
+        execute_both([gpu, cpu], version, ins, dele, recounts=frozenset({(4, OLD), (4, NEW)}),
+                     kept=frozenset({2}))
