@@ -262,16 +262,19 @@ def test_auto_recounts_when_its_estimate_is_below_the_calibrated_tasks(make_core
 
 
 def test_before_a_fit_auto_recounts_only_sides_whose_tasks_read_the_graph_a_thousand_times(make_core):
-    core = make_core(list_limit=0)
     dense = [(u, v) for u in range(20) for v in range(u + 1, 20) if (7 * u + 3 * v) % 5]
-    core.load(dense[:-20])
-    house, diamond = (core.register(parse_pattern(name)).id for name in ("house", "diamond"))
-    out = core.apply(dense[-20:], dense[:10])
-    assert out.recounted == {(house, "old"), (house, "new")}  # diamond: 0.07 reads of its 1,000
-    edges = set(dense[10:])
-    assert [out.deltas[p].total for p in (house, diamond)] == [
-        len(reference_matches(edges, parse_pattern(name).edges, parse_pattern(name).k, False))
-        for name in ("house", "diamond")]
+    outcomes = []
+    for mode in ("auto", "never"):
+        core = make_core(list_limit=0, routing=Routing(recount=mode))
+        core.load(dense[:-20])
+        house, diamond = (core.register(parse_pattern(name)).id for name in ("house", "diamond"))
+        outcomes.append(core.apply(dense[-20:], dense[:10]))
+    auto, by_tasks = outcomes
+    assert auto.recounted == {(house, "old"), (house, "new")}  # diamond: 0.07 reads of its 1,000
+    assert not by_tasks.recounted
+    for pid in (house, diamond):
+        assert (auto.deltas[pid].added_count, auto.deltas[pid].removed_count, auto.deltas[pid].total) == (
+            by_tasks.deltas[pid].added_count, by_tasks.deltas[pid].removed_count, by_tasks.deltas[pid].total)
 
 
 @pytest.mark.parametrize("name, induced", [("house", True), ("4-clique", False)])
