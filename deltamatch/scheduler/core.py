@@ -128,9 +128,10 @@ class RegisteredPattern:
 
 RECOUNT_MIN_EDGES = 10_000
 # The model's predicted work, in reads of the graph's row entries, at which a batch's tasks took as
-# long as a recount on the CPU engine (RMAT-14, batches of 10 to 1,000): about 40 for the house and
-# the diamond, 500 for the 4-cycle.  Twice the largest: before a fit, only a side its tasks would
-# lose by far is recounted.
+# long as a recount on the CPU engine (RMAT-14, one worker, batches of 100 and 1,000): 150-220 for
+# the house, 20-45 for the diamond, 180-500 for the 4-cycle.  Twice the largest: before a fit, only
+# a side its tasks would lose by far is recounted.  (Both sides' times scale alike with the
+# workers, which share the tasks and the recount, so the bound does not depend on them.)
 COLD_RECOUNT_READS = 1_000
 
 

@@ -24,8 +24,9 @@ time grows with the graph and the tasks' with the batch, so `auto` recounts a si
 calibrated estimate of its tasks exceeds the last recount's time scaled to the graph's edges
 (RMAT-15, two cores:
 a house batch of 10^4 took 315 s by its tasks, a recount 0.64 s; a 4-cycle batch of 1,000
-62 ms by its tasks, a recount 0.38 s).  Until the calibrator has measured a pattern's tasks
-(its first batch), and under policies without a cost model, `auto` runs them.
+62 ms by its tasks, a recount 0.38 s).  Until the calibrator has measured a pattern's tasks,
+`auto` recounts a side only when the model predicts its tasks read the graph a thousand times
+over (`core.COLD_RECOUNT_READS`); under policies without a cost model it runs them.
 `DELTAMATCH_RECOUNT`: `auto` (default), `always` or `never`.
 """
 

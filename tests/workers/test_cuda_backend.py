@@ -400,10 +400,11 @@ PATTERN_SET = {1: ("triangle", False), 2: ("diamond", False), 3: ("4-cycle", Tru
 
 def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
                  on_cpu: frozenset = frozenset(), recounts: frozenset = frozenset(),
-                 share: tuple[int, int] = (0, 1), kept: frozenset = frozenset()) -> None:
+                 kept: frozenset = frozenset()) -> None:
     """One batch on every replica (each normalizing it itself); counts and listed rows equal.
-    The groups in `recounts` get no tasks and count their `share` of a whole-graph count; the
-    patterns in `kept` are counted from a replica's kept triangles where it keeps them."""
+    The groups in `recounts` get no tasks and count by a whole-graph recount (not a share: the
+    engines split one differently, only the shares' sum agrees); the patterns in `kept` are
+    counted from a replica's kept triangles where it keeps them."""
     results = []
     for replica in replicas:
         batch = replica.normalize(insert, delete)
@@ -415,8 +416,7 @@ def execute_both(replicas: list[GraphReplica], version: int, insert, delete,
             tasks[pid] = tuple(t.take(slice(0)) if (pid, side) in recounts or pid in counted else t
                                for side, t in sides.items())
         limit = 0 if recounts or kept else 10**9
-        results.append(replica.execute(BatchPlan(version, batch, tasks, limit, on_cpu, counted, recounts,
-                                                 share)))
+        results.append(replica.execute(BatchPlan(version, batch, tasks, limit, on_cpu, counted, recounts)))
     for res in results[1:]:
         for side in ("removed", "added"):
             for pid in PATTERN_SET:
@@ -496,9 +496,8 @@ def test_groups_routed_to_the_cpu_run_on_a_host_copy_made_on_first_use() -> None
 @pytest.mark.gpu
 @needs_gpu
 def test_recounted_groups_equal_the_cpu_replica_with_the_deletions_applied_first() -> None:
-    """Count-only batches whose diamond and house sides are recounted whole (the old side on G_old
-    less the deletions, which the replica applies before the insertions).  Whole: the engines
-    split a recount into shares differently (only the shares' sum is the same)."""
+    """Count-only batches whose diamond and house sides are recounted (the old side on G_old less
+    the deletions, which the replica applies before the insertions)."""
     rng = np.random.default_rng(29)
     gpu, cpu = loaded_replicas(rng, 50, 260)
     recounts = frozenset((pid, side) for pid in (2, 4) for side in (OLD, NEW))
