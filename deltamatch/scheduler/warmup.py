@@ -8,7 +8,8 @@ hub (heavy tasks, meant for a GPU worker's deferral and sharing paths and CuPy's
 pattern registration (static counts), edge-induced, induced and hoisted plans, batches
 above and below the parallel-launch thresholds with insertions and deletions, a row that
 outgrows its block (relocation: on a GPU worker, CuPy compiles the scans it uses on first
-use, seconds on an H200), a batch of present edges (the scheduler's parallel edge test),
+use, seconds on an H200), a batch of present edges (the scheduler's parallel edge test), a batch
+large enough for a GPU worker's table of changed pairs (numba builds it: 1.6 s on its first use),
 listings, and string vertex names (so the listed form is computed under names as well).  The
 scheduler's intake runs in the process that calls `exercise`, the engine in the workers'
 processes; when the core's routing may match batches in the scheduler (`Routing.local`), the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from deltamatch.kernels.cuda_engine import PAIR_TABLE_MIN_PAIRS
 from deltamatch.scheduler.core import SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
@@ -51,6 +53,11 @@ def exercise(core: SchedulerCore) -> None:
     star = np.char.add("w", np.stack([np.ones(GROWN, dtype=int), fresh], 1).astype(str))
     core.apply(star, None)  # vertex w1's row outgrows its block and moves
     core.apply(edges[2:], None)  # thousands of present edges: ignored after the parallel edge test
+    # Edges between new vertices, none adjacent to another (so no task finds anything), as many
+    # as give a GPU worker's batch its table of changed pairs; inserted, then deleted.
+    matching = np.char.add("m", np.arange(2 * PAIR_TABLE_MIN_PAIRS).reshape(-1, 2).astype(str))
+    core.apply(matching, None)
+    core.apply(None, matching)
     routing = core.routing
     if routing.mode == "local" or routing.local_below > 0:
         core.routing = Routing("local")
