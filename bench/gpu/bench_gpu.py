@@ -267,12 +267,17 @@ BALANCES = {
 
 
 def balance_note(stats: engine.KernelStats) -> str:
-    """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts."""
+    """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts,
+    and the longest launch's warps: how many, how many idle, their busy time's quantiles."""
     spread, tail = stats.busy_spread()
+    busy = stats.longest_busy()
+    worked = busy[busy > 0] / 1e3
+    shape = "/".join(f"{q:.0f}" for q in np.percentile(worked, [0, 10, 50, 90, 100])) if worked.size else "-"
     return (
         f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
         f"deferred {stats.deferred} chunks {stats.chunks} shared lists {stats.published} "
-        f"joins {stats.joins} pairs {stats.shared}"
+        f"joins {stats.joins} pairs {stats.shared}; longest of {len(stats.busy_ns)} launches: "
+        f"{busy.size} warps, {busy.size - worked.size} idle, busy us min/p10/med/p90/max {shape}"
     )
 
 

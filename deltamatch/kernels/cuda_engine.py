@@ -452,11 +452,17 @@ class KernelStats:
     def lane_utilization(self) -> float:
         return self.lanes / (32 * self.steps) if self.steps else float("nan")
 
-    def busy_spread(self) -> tuple[float, float]:
-        """(max/min, p99/median) of per-warp busy time in the longest launch."""
+    def longest_busy(self) -> np.ndarray:
+        """Per-warp busy nanoseconds of the launch whose busiest warp worked longest (every warp
+        launched, idle ones at 0); empty before a launch."""
         if not self.busy_ns:
-            return float("nan"), float("nan")
-        busy = max(self.busy_ns, key=lambda b: int(b.max(initial=0))).astype(np.float64)
+            return np.zeros(0, dtype=np.float64)
+        return max(self.busy_ns, key=lambda b: int(b.max(initial=0))).astype(np.float64)
+
+    def busy_spread(self) -> tuple[float, float]:
+        """(max/min, p99/median) of per-warp busy time in the longest launch, over the warps
+        that worked."""
+        busy = self.longest_busy()
         busy = busy[busy > 0]
         if busy.size == 0:
             return float("nan"), float("nan")
