@@ -92,6 +92,7 @@ class RayWorkerPool(WorkerPool):
         self.tasks_run = [0] * len(handles)
         self.busy_seconds = [0.0] * len(handles)
         self.rebuilds = [0] * len(handles)  # recoveries after a death or restart, not the first build
+        self.schemes: dict[int, tuple[str | None, str]] = {}  # worker -> (boot id, share scheme)
 
     def register(self, pattern_id: int, plans: PatternPlans) -> bool:
         self.plans[pattern_id] = plans
@@ -101,10 +102,28 @@ class RayWorkerPool(WorkerPool):
         self.plans.pop(pattern_id, None)
         self._gather(lambda w: self.replicas[w].unregister.remote(self.boot[w], pattern_id))
 
+    def share_schemes(self) -> list[str]:
+        """Each worker's share scheme (`Worker.info`), asked again once the worker is rebuilt."""
+        asked = False
+        for w in range(len(self.replicas)):
+            known = self.schemes.get(w)
+            if known is None or known[0] != self.boot[w]:
+                scheme = self.info(w)["share_scheme"]
+                self.schemes[w] = (self.boot[w], scheme)
+                asked = True
+        schemes = [self.schemes[w][1] for w in range(len(self.replicas))]
+        if asked and len(set(schemes)) > 1:
+            log.warning("workers cut whole-graph counts differently (%s): only those of the most "
+                        "common scheme count them", schemes)
+        return schemes
+
     def static_count(self, pattern_id: int) -> int:
-        n = len(self.replicas)
-        shares = self._gather(lambda w: self.replicas[w].static_count.remote(self.boot[w], pattern_id, w, n))
-        return sum(shares)
+        shares = self.shares()
+
+        def submit(w: int) -> ray.ObjectRef:
+            return self.replicas[w].static_count.remote(self.boot[w], pattern_id, *shares[w])
+
+        return sum(self._gather(submit, workers=[w for w, s in enumerate(shares) if s]))
 
     def static_list(self, pattern_id: int) -> list[np.ndarray]:
         n = len(self.replicas)
@@ -168,14 +187,15 @@ class RayWorkerPool(WorkerPool):
         self.in_flight = None
 
     def _gather(self, submit: Callable[[int], ray.ObjectRef],
-                meanwhile: Callable[[], None] | None = None) -> list:
-        """Submit to every worker at once, run `meanwhile` while they work, then collect in worker
-        order."""
+                meanwhile: Callable[[], None] | None = None, workers: Sequence[int] | None = None) -> list:
+        """Submit to every worker (or those in `workers`) at once, run `meanwhile` while they work,
+        then collect in worker order."""
         self.settle()
-        refs = [submit(w) for w in range(len(self.replicas))]
+        workers = range(len(self.replicas)) if workers is None else workers
+        refs = {w: submit(w) for w in workers}
         if meanwhile is not None:
             meanwhile()
-        return [self._result(w, submit, refs[w]) for w in range(len(self.replicas))]
+        return [self._result(w, submit, refs[w]) for w in workers]
 
     def _result(self, w: int, submit: Callable[[int], ray.ObjectRef], ref=None):
         """The answer of `submit(w)`: a worker that died or restarted is rebuilt (plus the

@@ -43,6 +43,18 @@ class BatchFailed(RuntimeError):
     chained): unlike bad input, it may have changed the scheduler's graph or the workers."""
 
 
+def split_shares(schemes: Sequence[str]) -> list[tuple[int, int] | None]:
+    """Shares (part, parts) of a whole-graph count for workers whose backends cut it as `schemes`
+    say: every worker's when they all agree; else only the workers of the most common scheme
+    (the first to appear among equals) count, each its share of their group, the others None.
+    Shares of different schemes need not add up: the CUDA engine cuts by its degree relabelling,
+    the CPU formulas by vertex id, and a pool can mix them (a GPU worker whose CuPy failed runs
+    the CPU engine)."""
+    chosen = max(dict.fromkeys(schemes), key=list(schemes).count)
+    group = [w for w, s in enumerate(schemes) if s == chosen]
+    return [(group.index(w), len(group)) if s == chosen else None for w, s in enumerate(schemes)]
+
+
 class WorkerPool:
     """The workers as the core sees them: typed calls that reach every replica, answers in
     worker order.  This one calls in-process replicas one after another; the service's
@@ -63,10 +75,18 @@ class WorkerPool:
         for r in self.replicas:
             r.unregister(pattern_id)
 
+    def share_schemes(self) -> list[str]:
+        """Each worker's `share_scheme`: how its backend cuts a whole-graph count into shares."""
+        return [r.backend.share_scheme for r in self.replicas]
+
+    def shares(self) -> list[tuple[int, int] | None]:
+        """Each worker's share (part, parts) of a whole-graph count, None for none (`split_shares`)."""
+        return split_shares(self.share_schemes())
+
     def static_count(self, pattern_id: int) -> int:
-        """A whole-graph count, the edges shared between the workers."""
-        n = len(self.replicas)
-        return sum(r.static_count(pattern_id, i, n) for i, r in enumerate(self.replicas))
+        """A whole-graph count, shared between the workers (`shares`)."""
+        shares = zip(self.replicas, self.shares(), strict=True)
+        return sum(r.static_count(pattern_id, *s) for r, s in shares if s)
 
     def static_list(self, pattern_id: int) -> list[np.ndarray]:
         """Every current match in listed form, one array per worker's share of the edges."""
@@ -507,8 +527,9 @@ class SchedulerCore:
         # The scheduler's own graph update overlaps the workers' (a batch that then fails restores
         # it: `restore`, the caller's duty, as for any failed batch).
         counter = version % workers
+        shares = self.pool.shares() if recounts else [None] * workers
         results = self.pool.execute([BatchPlan(version, batch, per_worker[w], limit, on_cpu[w],
-                                               kept if w == counter else frozenset(), recounts, (w, workers))
+                                               kept if w == counter else frozenset(), recounts, shares[w])
                                      for w in range(workers)], meanwhile=commit)
         return results, (t1, t2, t_send, self.clock(), committed[0]), picks, predicted_load
 

@@ -23,8 +23,16 @@ class CpuBackend:
         self.graph = DynamicGraph() if graph is None else graph
         self.options = options  # None: EngineOptions.from_env() at each count
 
+    @property
+    def share_scheme(self) -> str:
+        """How `static_count` cuts a whole-graph count into shares: the shares part::parts of
+        backends with equal schemes add up to the count, of unequal ones need not."""
+        options = self.options if self.options is not None else cpu_engine.EngineOptions.from_env()
+        return f"cpu formulas={options.formulas}"
+
     def device_info(self) -> dict:
-        return {"backend": self.name, "device": "cpu", "gpu_name": None, "memory_bytes": None}
+        return {"backend": self.name, "device": "cpu", "gpu_name": None, "memory_bytes": None,
+                "share_scheme": self.share_scheme}
 
     def apply(self, batch: NormalizedBatch) -> None:
         self.graph.apply(batch)

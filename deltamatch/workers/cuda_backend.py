@@ -540,7 +540,12 @@ class CudaBackend:
         props = cp.cuda.runtime.getDeviceProperties(dev.id)
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         return {"backend": self.name, "device": f"cuda:{dev.id}", "gpu_name": name,
-                "memory_bytes": int(dev.mem_info[1])}
+                "memory_bytes": int(dev.mem_info[1]), "share_scheme": self.share_scheme}
+
+    @property
+    def share_scheme(self) -> str:
+        """`CpuBackend.share_scheme`: shares follow the degree relabelling and the static methods."""
+        return f"cuda {self.static_methods}"
 
     def keep_triangles(self, keep: bool) -> None:
         """Have the device graph keep (or drop) its edges' triangles (`GpuGraph.keep_triangles`);

@@ -487,6 +487,7 @@ class DynamicGraph:
         self._live_capacity = 0  # capacity.sum(), kept as rows move and the pool is packed
         self.num_edges = 0
         self._slot = np.zeros(0, dtype=np.int32)
+        self._slot_open = False  # a view holds the shared slot array (`batch_view`)
         self.relocations = 0
         self.compactions = 0
 
@@ -571,17 +572,23 @@ class DynamicGraph:
 
     def batch_view(self, pairs: np.ndarray) -> BatchView:
         """Per-vertex lookup of `pairs` (internal ids); pair i has rank i.  Call
-        `release(view)` when done: the slot array is shared between batches.  Pairs may name
-        the vertices a batch adds (not yet interned): they get empty rows."""
+        `release(view)` when done: the slot array is shared between batches.  A view opened
+        while another is (a whole-graph recount inside a batch) gets slots of its own, O(V).
+        Pairs may name the vertices a batch adds (not yet interned): they get empty rows."""
         self._grow_vertices(max(len(self.vertices), int(pairs.max(initial=-1)) + 1))
         n = self._n
+        if self._slot_open:
+            return BatchView.of_pairs(pairs, np.full(n, -1, dtype=np.int32))
         if self._slot.shape[0] < n:
             self._slot = np.full(max(n, 2 * self._slot.shape[0]), -1, dtype=np.int32)
+        self._slot_open = True
         return BatchView.of_pairs(pairs, self._slot[:n])
 
     def release(self, view: BatchView) -> None:
         """Clear the slots `view` filled (its vertices are its partners), O(batch)."""
-        self._slot[view.partner] = -1
+        if view.slot.base is self._slot:
+            self._slot[view.partner] = -1
+            self._slot_open = False
 
     def _grow_vertices(self, n: int) -> None:
         """Make room for n internal vertices (arrays grow by doubling; views slice to n)."""

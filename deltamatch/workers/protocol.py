@@ -37,8 +37,9 @@ class BatchPlan:
     in `kept_counts` (no tasks sent) are counted whole, both sides, from the triangles the worker's
     graph keeps (`GraphReplica.register` said it could); never listed.  The groups (pattern,
     side) in `recounts` (no tasks sent) answer, unlisted, this worker's share `share` = (part,
-    parts) of a whole-graph count (a formula's; `routing` says when): the new side's of G_new, the
-    old side's of G_old less the batch's deletions (applied first, then its insertions)."""
+    parts) of a whole-graph count (a formula's; `routing` says when; None: no share, 0): the new
+    side's of G_new, the old side's of G_old less the batch's deletions (applied first, then its
+    insertions)."""
 
     version: int
     batch: NormalizedBatch
@@ -47,7 +48,7 @@ class BatchPlan:
     on_cpu: frozenset[tuple[int, str]] = frozenset()
     kept_counts: frozenset[int] = frozenset()
     recounts: frozenset[tuple[int, str]] = frozenset()
-    share: tuple[int, int] = (0, 1)
+    share: tuple[int, int] | None = (0, 1)
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ class GraphReplica:
             for pid, recounted in plan.recounts:
                 if recounted == side:
                     t0 = self.clock()
-                    count = self.static_count(pid, *plan.share)
+                    count = self.static_count(pid, *plan.share) if plan.share else 0
                     (removed if side == "old" else added)[pid] = unlisted(count, self.patterns[pid].batch.k)
                     groups[(pid, side)] = self.clock() - t0
 

@@ -6,11 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from deltamatch.kernels.cpu_engine import EngineOptions
 from deltamatch.kernels.reference import reference_matches
-from deltamatch.scheduler.core import RECOUNT_MIN_EDGES, BatchFailed, RecountTime
+from deltamatch.scheduler.core import (
+    RECOUNT_MIN_EDGES,
+    BatchFailed,
+    RecountTime,
+    SchedulerCore,
+    WorkerPool,
+    split_shares,
+)
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
+from deltamatch.workers.backends import CpuBackend
 from deltamatch.workers.protocol import BatchPlan
+from deltamatch.workers.replica import GraphReplica
 
 
 def test_auto_sends_groups_below_the_crossover_to_the_cpu():
@@ -245,6 +255,37 @@ def test_recounted_batches_count_what_their_tasks_would(make_core, name, replica
         for plan in plans:
             assert all(plan.tasks[pid][side == "new"].size == 0 for pid, side in plan.recounts)
     assert [p.share for p in core.pool.plans[-1]] == [(w, replicas) for w in range(replicas)]
+
+
+def _mixed_pool_core(replicas: int, **kwargs) -> SchedulerCore:
+    """Three CPU workers, the middle one cutting whole-graph counts by edges (formulas off), the
+    others by vertices (formulas on): shares of the two kinds do not add up."""
+    options = [EngineOptions(), EngineOptions(formulas=False), EngineOptions()][:replicas]
+    return SchedulerCore(WorkerPool([GraphReplica(CpuBackend(options=o)) for o in options]), **kwargs)
+
+
+@pytest.mark.parametrize("name", ["diamond", "house"])
+def test_a_pool_that_cuts_whole_graph_counts_two_ways_counts_them_on_one_kind(name):
+    core, _, got, want = _recount_session(_mixed_pool_core, name, 3, Routing(recount="always"))
+    assert [g[:3] for g in got] == want  # registration's count and every recount
+    assert [p.share for p in core.pool.plans[-1]] == [(0, 2), None, (1, 2)]
+
+
+def test_recounts_by_matching_count_right_inside_a_batch():
+    """With the CPU formulas off a recount matches the whole graph, opening a batch view while the
+    batch's own is open (the two once shared their slots: a crash)."""
+    def core(replicas: int, **kwargs) -> SchedulerCore:
+        backends = [CpuBackend(options=EngineOptions(formulas=False)) for _ in range(replicas)]
+        return SchedulerCore(WorkerPool([GraphReplica(b) for b in backends]), **kwargs)
+
+    _, _, got, want = _recount_session(core, "diamond", 2, Routing(recount="always"))
+    assert [g[:3] for g in got] == want
+
+
+def test_shares_go_to_every_worker_alike_else_to_the_most_common_kind_only():
+    assert split_shares(["a", "a", "a"]) == [(0, 3), (1, 3), (2, 3)]
+    assert split_shares(["a", "b", "b"]) == [None, (0, 2), (1, 2)]
+    assert split_shares(["b", "a"]) == [(0, 1), None]  # among equals, the first to appear
 
 
 def test_auto_recounts_when_its_estimate_is_below_the_calibrated_tasks(make_core):

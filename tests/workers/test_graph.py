@@ -179,6 +179,18 @@ def test_batch_view_ranks_and_release():
     assert (g.batch_view(np.zeros((0, 2), np.int32)).slot == -1).all()
 
 
+def test_a_view_opened_inside_another_gets_slots_of_its_own():
+    g = DynamicGraph()
+    g.apply(g.normalize([(0, 1), (1, 2), (2, 3)], []))
+    outer = g.batch_view(np.array([[0, 1]], dtype=np.int32))
+    inner = g.batch_view(np.zeros((0, 2), np.int32))
+    assert (inner.slot == -1).all() and outer.slot[0] >= 0
+    g.release(inner)
+    assert outer.slot[0] >= 0
+    g.release(outer)
+    assert (g.batch_view(np.zeros((0, 2), np.int32)).slot == -1).all()
+
+
 @pytest.mark.parametrize(
     "edges, message",
     [
