@@ -8,7 +8,8 @@ batches of `--batch` edges and, after each, counts every pattern's new side once
 hub bitmaps of that budget, built for it after each batch, the build timed apart; the others on
 the graph's own, which its batches keep current); `default` (Balance()) always runs first and
 every count must equal its count.  Prints per pattern the median wall time of each setting over
-all its runs and its ratio to the default's.
+all its runs and its ratio to the default's; with `--counters`, each batch's count again per
+setting in the statistics build, printing its lanes and per-warp busy spread (`bench_gpu.balance_note`).
 
     python bench/gpu/balance_sweep.py --scale 20 --batch 1000 --patterns 4-clique,diamond \\
         --settings "defer512:defer_cost=512;share8k:share_pairs=8192"
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
-from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
+from bench_gpu import balance_note, device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
@@ -66,16 +67,18 @@ def parse_settings(text: str) -> dict[str, Setting]:
     return out
 
 
-def timed_count(view, plans, tasks, batch, balance: engine.Balance,
-                constants: dict[str, int]) -> tuple[float, int]:
-    """(wall seconds, matches) of one new-side count under `balance` and the module `constants`."""
+def timed_count(view, plans, tasks, batch, balance: engine.Balance, constants: dict[str, int],
+                stats: engine.KernelStats | None = None) -> tuple[float, int]:
+    """(wall seconds, matches) of one new-side count under `balance` and the module `constants`
+    (with `stats`, in the statistics build, filling them)."""
     saved = {key: getattr(engine, key) for key in constants}
     for key, value in constants.items():
         setattr(engine, key, value)
     try:
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
-        total = int(engine.count_tasks(view, plans, tasks, batch, plans.induced, balance=balance).sum())
+        total = int(engine.count_tasks(view, plans, tasks, batch, plans.induced, balance=balance,
+                                       stats=stats).sum())
         return time.perf_counter() - t0, total
     finally:
         for key, value in saved.items():
@@ -90,6 +93,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--patterns", default="4-clique,diamond,4-cycle")
     ap.add_argument("--settings", default="", help="name:key=value,...;... (default always runs)")
+    ap.add_argument("--counters", action="store_true", help="each setting's lanes and busy spread per batch")
     args = ap.parse_args()
     settings = parse_settings(args.settings)
     edges, n, cut, g = loaded_rmat(args.scale)
@@ -126,6 +130,11 @@ def main() -> int:
                         raise SystemExit(f"{name} batch {b}: {setting} counted {total}, default {want}")
                     if round_:
                         times[name, setting].append(seconds)
+            if args.counters:
+                for setting, (balance, constants, _) in settings.items():
+                    stats = engine.KernelStats()
+                    timed_count(graphs[setting], plans[name], tasks, view, balance, constants, stats)
+                    print(f"batch {b} {name} {setting}: {balance_note(stats)}")
         print(f"batch {b} done", flush=True)
     for name in names:
         base = float(np.median(times[name, "default"]))
