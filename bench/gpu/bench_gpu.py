@@ -268,15 +268,17 @@ BALANCES = {
 
 def balance_note(stats: engine.KernelStats) -> str:
     """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts,
-    and the longest launch's warps: how many, how many idle, their busy time's quantiles."""
+    each launch's busiest warp, and the longest launch's warps: how many, how many idle, their
+    busy time's quantiles."""
     spread, tail = stats.busy_spread()
     busy = stats.longest_busy()
     worked = busy[busy > 0] / 1e3
     shape = "/".join(f"{q:.0f}" for q in np.percentile(worked, [0, 10, 50, 90, 100])) if worked.size else "-"
+    launches = "/".join(f"{int(b.max(initial=0)) / 1e3:.0f}" for b in stats.busy_ns) or "-"
     return (
         f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
         f"deferred {stats.deferred} chunks {stats.chunks} shared lists {stats.published} "
-        f"joins {stats.joins} pairs {stats.shared}; longest of {len(stats.busy_ns)} launches: "
+        f"joins {stats.joins} pairs {stats.shared}; busiest warp per launch (us) {launches}; longest: "
         f"{busy.size} warps, {busy.size - worked.size} idle, busy us min/p10/med/p90/max {shape}"
     )
 
