@@ -356,6 +356,10 @@ class Balance:
     task's flush instead of idling while its warp counts it alone.  Measured on the RMAT-18 house at
     1,000: 0.76-0.78x the time, its two plans 287 and 260 ms where they took 584 and 565 at a busy
     spread of 1.00 (docs/GPU.md, session 18).
+    cost_by_set (with split, automatic chunks): a deferred candidate w costs 1 + min(deg(w), the
+    set's length) instead of 1 + deg(w), since a level built from the set reads the shorter side
+    (drive_short, hub bitmaps).  Off by default until measured: the RMAT-20 4-clique's phase 1 at
+    1,000 spreads its warps' busy time 2.3 to 1 under the degree estimate (docs/GPU.md, session 25).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -382,6 +386,7 @@ class Balance:
     memo_chunks: int = 0
     memo_overlap: bool = False
     memo_share: bool = True
+    cost_by_set: bool = False
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -682,8 +687,9 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
-def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int):
-    """Chunks of about equal estimated cost (1 + deg(w) per candidate w), at least
+def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, by_set: bool = False):
+    """Chunks of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set`
+    1 + min(deg(w), the set's length): `Balance.cost_by_set`), at least
     MIN_CHUNK_COST each and `share` in all: (entry, lo, hi) in set order, the
     order that runs them costliest first, and their number.  A candidate is never cut, so one that
     costs more than a chunk is a chunk of its own.  Three kernels (match.cu: deferred_item_costs,
@@ -700,7 +706,8 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int):
     blocks = (grid_blocks(n_items, threads),)
     kernel("match.cu", "deferred_item_costs")(
         blocks, (threads,),
-        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, cost, owner))
+        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, np.int32(by_set),
+         cost, owner))
     incl = cp.cumsum(cost)
     head = cp.empty(n_items, dtype=cp.bool_)
     kernel("match.cu", "deferred_chunk_heads")(
@@ -866,7 +873,7 @@ def finish_match(started: _Started) -> int:
         else:
             share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
             entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
-                                                          started.shape.warps * share)
+                                                          started.shape.warps * share, balance.cost_by_set)
         if run.stats is not None:
             run.stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.

@@ -1829,11 +1829,14 @@ __device__ __forceinline__ dm_i64 dm_set_start(const dm_i64* ends, int e) {
 // cost[i] and set[i] of every item.
 extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const dm_i64* ends,
                                                const dm_i64* defer_off, const int* arena, const int* degree,
-                                               dm_i64* cost, int* set) {
+                                               int by_set, dm_i64* cost, int* set) {
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
          i += (dm_i64)gridDim.x * blockDim.x) {
         const int e = (int)dm_upper_bound64(ends, n_sets, i);
-        cost[i] = 1 + degree[arena[defer_off[e] + i - dm_set_start(ends, e)]];
+        const dm_i64 start = dm_set_start(ends, e);
+        dm_i64 reads = degree[arena[defer_off[e] + i - start]];
+        if (by_set) reads = min(reads, ends[e] - start);  // the set's own length bounds a base-set level
+        cost[i] = 1 + reads;
         set[i] = e;
     }
 }

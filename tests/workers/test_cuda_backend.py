@@ -49,6 +49,11 @@ def test_fill_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_FILL": "1"}) == Balance(fill=True)
 
 
+def test_cost_by_set_switch() -> None:
+    assert not Balance().cost_by_set
+    assert balance_from_env({"DELTAMATCH_GPU_COST_BY_SET": "1"}) == Balance(cost_by_set=True)
+
+
 def test_pair_window_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PAIR_WINDOW": "0"}) == Balance(pair_window=False)
 
