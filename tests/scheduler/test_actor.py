@@ -12,8 +12,10 @@ import ray
 from deltamatch.kernels.reference import reference_matches
 from deltamatch.scheduler.actor import BEHIND_BATCHES, RayWorkerPool, make_scheduler_actor
 from deltamatch.scheduler.batch_log import LogWriteError
+from deltamatch.scheduler.core import SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
+from deltamatch.workers.actor import make_worker_actors
 from deltamatch.workers.graph import NormalizedBatch
 
 pytestmark = pytest.mark.timeout(240)
@@ -206,6 +208,27 @@ def test_local_batches_keep_the_workers_current_through_a_worker_kill(ray_addres
     assert ray.get(sched.register.remote("triangle"))["total"] == want.total  # counted by the workers
     assert ray.get(sched.cluster.remote())["workers"][0]["rebuilds"] == 1
     ray.kill(sched)
+
+
+def test_workers_that_cut_counts_two_ways_count_whole_graphs_on_one_kind(ray_address):
+    """Three worker actors, the middle one with the CPU formulas off (shares by edges, not
+    vertices): registration counts on the other two and equals the oracle."""
+    by_edges = make_worker_actors(1, "cpu", env={"DELTAMATCH_CPU_FORMULAS": "0"})
+    handles = [*make_worker_actors(1, "cpu"), *by_edges, *make_worker_actors(1, "cpu")]
+    empty = (np.zeros(0, np.int64), np.zeros((0, 2), np.int64), 0, [])
+    pool = RayWorkerPool(handles, lambda: empty)
+    try:
+        pool.rebuild_all()
+        core = SchedulerCore(pool)
+        rng = np.random.default_rng(4)
+        edges = {tuple(sorted(map(int, e))) for e in rng.integers(0, 40, (300, 2)) if e[0] != e[1]}
+        core.load(sorted(edges))
+        pattern = parse_pattern("house")
+        assert pool.share_schemes() == ["cpu formulas=True", "cpu formulas=False", "cpu formulas=True"]
+        assert core.register(pattern).total == len(reference_matches(edges, pattern.edges, pattern.k, False))
+    finally:
+        for h in handles:
+            ray.kill(h)
 
 
 class _Handle:
