@@ -18,7 +18,8 @@ listing a match, so a count costs about what counting triangles and 4-cycles cos
 
 The counts are split by `part`/`parts` as the engines' whole-graph counts are (the shares of parts
 0 .. parts-1 sum to the count): 4-cycles and the house's wedge sum by the cycle's top vertex u, the
-diamonds by the edge's lower id.  The graph is a `GraphView` (sorted rows with slack); nothing is
+diamonds by the edge's end of higher rank, so that a diamond's share runs the triangle pass from
+its own vertices only.  The graph is a `GraphView` (sorted rows with slack); nothing is
 relabelled.  The CUDA engine counts all three by the same formulas (`formulas.cu`).
 """
 
@@ -110,14 +111,14 @@ def _wedge_sums(offsets, degree, pool, t, rank, us, blocks, weighted):
 
 
 @njit(parallel=True, cache=True)
-def _edge_pairs(offsets, degree, pool, t, us):
-    """Sum over the edges (u, v), u in us and u < v, of C(t, 2)."""
+def _edge_pairs(offsets, degree, pool, t, rank, us):
+    """Sum over the edges (u, v), u in us and v of lower rank, of C(t, 2)."""
     total = 0
     for idx in prange(us.shape[0]):
         u = us[idx]
-        ou = offsets[u]
+        ou, ru = offsets[u], rank[u]
         for i in range(ou, ou + degree[u]):
-            if pool[i] > u:
+            if rank[pool[i]] < ru:
                 c = np.int64(t[i])
                 total += c * (c - 1) // 2
     return total
@@ -125,7 +126,7 @@ def _edge_pairs(offsets, degree, pool, t, us):
 
 class EdgeCounts:
     """The formulas (`diamonds`, `four_cycles`, `houses`) of one share of a count on one graph;
-    the per-edge triangles, which the diamond's and the house's read, are computed once."""
+    the whole graph's per-edge triangles, which the house's read, are computed once."""
 
     def __init__(self, graph: GraphView, part: int = 0, parts: int = 1) -> None:
         self.graph = graph
@@ -152,9 +153,14 @@ class EdgeCounts:
         return int(cycles), int(sums)
 
     def diamonds(self) -> int:
-        """Edge-induced diamonds of this share: C(t(e), 2) over its edges."""
+        """Edge-induced diamonds of this share: C(t(e), 2) over its edges, those whose end of
+        higher rank is in it.  Without the whole graph's t at hand (the house's), only theirs is
+        counted: the triangle pass from this share's vertices, 1/parts of the whole pass."""
         g = self.graph
-        return int(_edge_pairs(g.offsets, g.degree, g.pool, self.triangles, self._mine))
+        t = self._t
+        if t is None:
+            t = _slot_triangles(g.offsets, g.degree, g.pool, self._rank, self._mine, numba.get_num_threads())
+        return int(_edge_pairs(g.offsets, g.degree, g.pool, t, self._rank, self._mine))
 
     def four_cycles(self) -> int:
         """Edge-induced 4-cycles of this share (those whose top vertex is in it)."""
