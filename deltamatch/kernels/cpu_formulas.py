@@ -140,10 +140,13 @@ class EdgeCounts:
     def triangles(self) -> np.ndarray:
         """t per pool slot (`_slot_triangles`)."""
         if self._t is None:
-            g = self.graph
-            self._t = _slot_triangles(g.offsets, g.degree, g.pool, self._rank, self._order,
-                                      numba.get_num_threads())
+            self._t = self._triangle_pass(self._order)
         return self._t
+
+    def _triangle_pass(self, us: np.ndarray) -> np.ndarray:
+        """`_slot_triangles` of the edges whose end of higher rank is in `us` (others 0)."""
+        g = self.graph
+        return _slot_triangles(g.offsets, g.degree, g.pool, self._rank, us, numba.get_num_threads())
 
     def _wedge_sums(self, weighted: bool) -> tuple[int, int]:
         g = self.graph
@@ -157,9 +160,7 @@ class EdgeCounts:
         higher rank is in it.  Without the whole graph's t at hand (the house's), only theirs is
         counted: the triangle pass from this share's vertices, 1/parts of the whole pass."""
         g = self.graph
-        t = self._t
-        if t is None:
-            t = _slot_triangles(g.offsets, g.degree, g.pool, self._rank, self._mine, numba.get_num_threads())
+        t = self._t if self._t is not None else self._triangle_pass(self._mine)
         return int(_edge_pairs(g.offsets, g.degree, g.pool, t, self._rank, self._mine))
 
     def four_cycles(self) -> int:

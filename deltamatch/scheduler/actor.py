@@ -104,15 +104,13 @@ class RayWorkerPool(WorkerPool):
 
     def share_schemes(self) -> list[str]:
         """Each worker's share scheme (`Worker.info`), asked again once the worker is rebuilt."""
-        asked = False
-        for w in range(len(self.replicas)):
-            known = self.schemes.get(w)
-            if known is None or known[0] != self.boot[w]:
-                scheme = self.info(w)["share_scheme"]
-                self.schemes[w] = (self.boot[w], scheme)
-                asked = True
+        asked = {w: boot for w, (boot, _) in self.schemes.items()}
+        stale = [w for w in range(len(self.replicas)) if w not in asked or asked[w] != self.boot[w]]
+        infos = self._gather(lambda w: self.replicas[w].info.remote(), workers=stale)
+        for w, info in zip(stale, infos, strict=True):
+            self.schemes[w] = (self.boot[w], info["share_scheme"])
         schemes = [self.schemes[w][1] for w in range(len(self.replicas))]
-        if asked and len(set(schemes)) > 1:
+        if stale and len(set(schemes)) > 1:
             log.warning("workers cut whole-graph counts differently (%s): only those of the most "
                         "common scheme count them", schemes)
         return schemes

@@ -48,8 +48,8 @@ def split_shares(schemes: Sequence[str]) -> list[tuple[int, int] | None]:
     say: every worker's when they all agree; else only the workers of the most common scheme
     (the first to appear among equals) count, each its share of their group, the others None.
     Shares of different schemes need not add up: the CUDA engine cuts by its degree relabelling,
-    the CPU formulas by vertex id, and a pool can mix them (a GPU worker whose CuPy failed runs
-    the CPU engine)."""
+    the CPU formulas by their own vertex order, and a pool can mix them (a GPU worker whose CuPy
+    failed runs the CPU engine)."""
     chosen = max(dict.fromkeys(schemes), key=list(schemes).count)
     group = [w for w, s in enumerate(schemes) if s == chosen]
     return [(group.index(w), len(group)) if s == chosen else None for w, s in enumerate(schemes)]
