@@ -263,7 +263,7 @@ BALANCES = {
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)
     "nomemoshare": engine.Balance(memo_share=False),  # all but the memo's flushes shared (match_memo_shared)
-    "setcost": engine.Balance(cost_by_set=True),  # all and chunk costs bounded by the deferred set's length
+    "nosetcost": engine.Balance(cost_by_set=False),  # all but chunk costs bounded by the set (4-clique)
 }
 
 

@@ -195,6 +195,7 @@ class DevicePlans:
     kept_j: Any  # int32[plans]: plan_table.kept_last_levels
     memo: Any  # int32[plans]: plan_table.memo_plans
     memos: bool  # whether any plan is a memo plan
+    set_bounded: bool  # k = 4 and every plan builds level 3 from level 2's set (set_bounded)
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -243,7 +244,14 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(plans.last_two.astype(np.int32)),
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
                        cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)),
-                       cp.asarray(memo.astype(np.int32)), bool(memo.any()))
+                       cp.asarray(memo.astype(np.int32)), bool(memo.any()), set_bounded(plans))
+
+
+def set_bounded(plans: PlanTable) -> bool:
+    """Whether every plan has four positions and builds level 3 from level 2's set (the 4-clique's
+    plans): then what a level-2 candidate w costs below it is bounded by that set's length as well
+    as by deg(w) (`Balance.cost_by_set`)."""
+    return plans.k == 4 and bool((plans.base[:, 3] == 2).all())
 
 
 def device_graph(graph: GraphView | DeviceGraph) -> DeviceGraph:
@@ -356,10 +364,12 @@ class Balance:
     task's flush instead of idling while its warp counts it alone.  Measured on the RMAT-18 house at
     1,000: 0.76-0.78x the time, its two plans 287 and 260 ms where they took 584 and 565 at a busy
     spread of 1.00 (docs/GPU.md, session 18).
-    cost_by_set (with split, automatic chunks): a deferred candidate w costs 1 + min(deg(w), the
-    set's length) instead of 1 + deg(w), since a level built from the set reads the shorter side
-    (drive_short, hub bitmaps).  Off by default until measured: the RMAT-20 4-clique's phase 1 at
-    1,000 spreads its warps' busy time 2.3 to 1 under the degree estimate (docs/GPU.md, session 25).
+    cost_by_set (with split, automatic chunks, plans that are `set_bounded`): a deferred candidate w
+    costs 1 + min(deg(w), the set's length) instead of 1 + deg(w), since level 3, built from the
+    set, reads the shorter side (drive_short, hub bitmaps).  On the RMAT-20 4-clique at 1,000 it
+    narrows phase 1's per-warp busy spread from 2.2-2.4 to 1.5-1.6 (busiest warp 510-540 us to
+    367-374) at the same time a batch; applied to the diamond's and the 4-cycle's plans, whose level
+    3 is not bounded by the set, it made them 0.78-0.79x as fast (docs/GPU.md, session 26).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -386,7 +396,7 @@ class Balance:
     memo_chunks: int = 0
     memo_overlap: bool = False
     memo_share: bool = True
-    cost_by_set: bool = False
+    cost_by_set: bool = True
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -873,7 +883,8 @@ def finish_match(started: _Started) -> int:
         else:
             share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
             entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
-                                                          started.shape.warps * share, balance.cost_by_set)
+                                                          started.shape.warps * share,
+                                                          balance.cost_by_set and run.plans.set_bounded)
         if run.stats is not None:
             run.stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.

@@ -49,7 +49,7 @@ LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' 
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
 MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks per warp (0, default: none)
-COST_BY_SET_ENV = "DELTAMATCH_GPU_COST_BY_SET"  # "0" (default) or "1": chunk costs bounded by the set
+COST_BY_SET_ENV = "DELTAMATCH_GPU_COST_BY_SET"  # "1" (default) or "0": chunk costs bounded by the set
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
@@ -81,17 +81,17 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_LIST_CHECKS,
     DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO, DELTAMATCH_GPU_MEMO_OVERLAP,
     DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS and DELTAMATCH_GPU_COST_BY_SET select
-    (defaults: all on but filling, the memo's overlap and chunk costs bounded by the set)."""
+    (defaults: all on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
                  ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV),
-                 ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV))}
+                 ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV),
+                 ("cost_by_set", COST_BY_SET_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
-    switches["cost_by_set"] = _switch(env, COST_BY_SET_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     if split == "auto":
         return engine.Balance(**switches)

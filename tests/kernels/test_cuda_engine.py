@@ -303,7 +303,7 @@ def balances():
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
-    out["setcost"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=True)  # chunks costed by the set too
+    out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
     # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes
     out["memo"] = Balance(defer_cost=2, share_pairs=1)

@@ -15,7 +15,7 @@ from deltamatch.kernels.plan_table import (
     is_edge_induced_house,
 )
 from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
-from deltamatch.scheduler.plans import compile_plans, static_plan
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 
 CLIQUES = {"triangle", "4-clique", "5-clique"}
 
@@ -64,3 +64,12 @@ def test_the_house_is_the_only_graph_the_house_test_takes() -> None:
             pattern = parse_pattern([tuple(e) for e in g.edges()])
             table = compile_plans(pattern, [static_plan(pattern)])
             assert is_edge_induced_house(table) == nx.is_isomorphic(g, house)
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize(("name", "bounded"), [("4-clique", True), ("diamond", False), ("4-cycle", False),
+                                                ("house", False), ("5-clique", False)])
+def test_chunk_costs_are_bounded_by_the_set_where_level_3_is_built_from_it(name: str, induced: bool,
+                                                                          bounded: bool) -> None:
+    pattern = parse_pattern(name, induced=induced)
+    assert cuda_engine.set_bounded(compile_plans(pattern, shared_plans(pattern))) is bounded

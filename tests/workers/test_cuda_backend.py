@@ -50,8 +50,8 @@ def test_fill_switch() -> None:
 
 
 def test_cost_by_set_switch() -> None:
-    assert not Balance().cost_by_set
-    assert balance_from_env({"DELTAMATCH_GPU_COST_BY_SET": "1"}) == Balance(cost_by_set=True)
+    assert Balance().cost_by_set
+    assert balance_from_env({"DELTAMATCH_GPU_COST_BY_SET": "0"}) == Balance(cost_by_set=False)
 
 
 def test_pair_window_switch() -> None:
