@@ -4,12 +4,13 @@ Loads an RMAT graph into a GpuGraph (the first 90% of its edges), applies `--bat
 batches of `--batch` edges and, after each, counts every pattern's new side once per setting,
 `--repeats` times, in turn (so that drift on the card spreads over all settings).  A setting is
 `name:key=value,...` over the fields of `cuda_engine.Balance`, the module's chunk constants
-`AUTO_CHUNK_SHARE` and `MIN_CHUNK_COST`, and `HUB_BITMAP_BYTES` (the setting's counts then run on
-hub bitmaps of that budget, built for it after each batch, the build timed apart; the others on
-the graph's own, which its batches keep current); `default` (Balance()) always runs first and
-every count must equal its count.  Prints per pattern the median wall time of each setting over
-all its runs and its ratio to the default's; with `--counters`, each batch's count again per
-setting in the statistics build, printing its lanes and per-warp busy spread (`bench_gpu.balance_note`).
+`AUTO_CHUNK_SHARE` and `MIN_CHUNK_COST`, and `HUB_BITMAP_BYTES` and `HUB_MIN_DEGREE` (the setting's
+counts then run on hub bitmaps of that budget or least degree, built for it after each batch, the
+build timed apart; the others on the graph's own, which its batches keep current); `default`
+(Balance()) always runs first and every count must equal its count.  Prints per pattern the
+median wall time of each setting over all its runs and its ratio to the default's; with
+`--counters`, each batch's count again per setting in the statistics build, printing its lanes
+and per-warp busy spread (`bench_gpu.balance_note`).
 
     python bench/gpu/balance_sweep.py --scale 20 --batch 1000 --patterns 4-clique,diamond \\
         --settings "defer512:defer_cost=512;share8k:share_pairs=8192"
@@ -36,34 +37,35 @@ from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
 
 CONSTANTS = ("AUTO_CHUNK_SHARE", "MIN_CHUNK_COST")
-HUB_BUDGET = "HUB_BITMAP_BYTES"
+# Hub bitmap knobs -> with_hub_bitmaps' arguments.
+HUB_KNOBS = {"HUB_BITMAP_BYTES": "budget_bytes", "HUB_MIN_DEGREE": "min_degree"}
 
 
 class Setting(NamedTuple):
     balance: engine.Balance
     constants: dict[str, int]  # module constants set while it counts
-    hub_bytes: int | None  # its own hub bitmaps' budget (None: the graph's own bitmaps)
+    hub: dict[str, int]  # with_hub_bitmaps' arguments of its own bitmaps (empty: the graph's own)
 
 
 def parse_settings(text: str) -> dict[str, Setting]:
     """name -> Setting of every `name:key=value,...` in `text` (`;` apart)."""
     kinds = {f.name: f.type for f in fields(engine.Balance)}
-    out = {"default": Setting(engine.Balance(), {}, None)}
+    out = {"default": Setting(engine.Balance(), {}, {})}
     for item in filter(None, (s.strip() for s in text.split(";"))):
         name, _, body = item.partition(":")
-        balance, constants, hub_bytes = {}, {}, None
+        balance, constants, hub = {}, {}, {}
         for pair in filter(None, body.split(",")):
             key, _, value = pair.partition("=")
             if key in CONSTANTS:
                 constants[key] = int(value)
-            elif key == HUB_BUDGET:
-                hub_bytes = int(value)
+            elif key in HUB_KNOBS:
+                hub[HUB_KNOBS[key]] = int(value)
             elif key in kinds:
                 balance[key] = value in ("1", "true", "True") if kinds[key] in (bool, "bool") else int(value)
             else:
-                known = CONSTANTS + (HUB_BUDGET,)
+                known = CONSTANTS + tuple(HUB_KNOBS)
                 raise SystemExit(f"{name}: {key} is neither a Balance field nor one of {known}")
-        out[name] = Setting(engine.Balance(**balance), constants, hub_bytes)
+        out[name] = Setting(engine.Balance(**balance), constants, hub)
     return out
 
 
@@ -107,13 +109,13 @@ def main() -> int:
         g.apply(ins[:0], ins)
         view = device_batch_view(ins, n)
         graphs = {}
-        for setting, (_, _, hub_bytes) in settings.items():
+        for setting, (_, _, hub) in settings.items():
             graphs[setting] = g.view()
-            if hub_bytes is not None:
+            if hub:
                 plain = graphs[setting]._replace(hub_row=None, hub_bits=None)
                 cp.cuda.Device().synchronize()
                 t0 = time.perf_counter()
-                graphs[setting] = engine.with_hub_bitmaps(plain, budget_bytes=hub_bytes)
+                graphs[setting] = engine.with_hub_bitmaps(plain, **hub)
                 cp.cuda.Device().synchronize()
                 ms = (time.perf_counter() - t0) * 1e3
                 hubs = int(cp.count_nonzero(graphs[setting].hub_row))
