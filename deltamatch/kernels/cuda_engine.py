@@ -568,7 +568,10 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     return Launch(blocks, chunk)
 
 
-HUB_MIN_DEGREE = 256  # a row below this keeps its binary searches (at most 8 probes)
+# A row below this keeps its binary searches (at most 6 probes).  64, not 256: the RMAT-20 4-clique
+# 1.08x faster at 1,000 and 1.15x at 10^4, the RMAT-18 house 1.04x, the diamond and 4-cycle even
+# (docs/GPU.md, session 26); the budget below still caps how many rows get one.
+HUB_MIN_DEGREE = 64
 # The most device memory the hub bitmaps take: 16 GiB, so that in practice a tenth of what is free
 # (HUB_SHARE) decides; against 256 MiB, batches of 1,000 ran 1.64-1.95x faster on RMAT-22 with
 # 8,192-24,576 bitmaps instead of 512 (docs/GPU.md, "Hub bitmaps kept").
