@@ -648,8 +648,15 @@ def main() -> int:
         default=True,
         help="also count the diamond's batches from kept triangles (TriangleTable)",
     )
+    ap.add_argument(
+        "--hub-min-degree",
+        type=int,
+        default=engine.HUB_MIN_DEGREE,
+        help="the least degree of a row with a hub bitmap (cuda_engine.HUB_MIN_DEGREE)",
+    )
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
+    engine.HUB_MIN_DEGREE = args.hub_min_degree
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     dev = cp.cuda.Device()
@@ -669,6 +676,7 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "cpu_threads": int(cpu_engine.numba.get_num_threads()),
         "sms": dev.attributes["MultiProcessorCount"],
+        "hub_min_degree": engine.HUB_MIN_DEGREE,
     }
     bw = copy_bandwidth()
     meta["copy_bandwidth_Bps"] = bw

@@ -5,6 +5,9 @@ and counts the addition side once per `--balance` setting, so that `ncu --kernel
 profiles exactly those launches (the kernel's own lane-utilization counter is printed beside them):
 
     ncu --clock-control none --kernel-name regex:match_ --metrics ... python bench/gpu/ncu_batch.py
+
+With `--lineinfo` the builds carry line tables, and `ncu --section SourceCounters --import-source
+yes` attributes the warp stalls to lines of match.cu.
 """
 
 from __future__ import annotations
@@ -36,7 +39,10 @@ def main() -> int:
     ap.add_argument("--stats", action=argparse.BooleanOptionalAction, default=False,
                     help="profile match.cu's statistics build (default: the service's build)")
     ap.add_argument("--hub-bits", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--lineinfo", action="store_true",
+                    help="builds with source line tables, for ncu's source view (--section SourceCounters)")
     args = ap.parse_args()
+    engine.LINEINFO = args.lineinfo
     engine.warm_up(engine.Balance().builds())
     edges = rmat_gpu(args.scale)
     n = 1 << args.scale

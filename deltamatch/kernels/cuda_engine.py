@@ -69,14 +69,19 @@ def header_hash() -> str:
     return h.hexdigest()
 
 
+# Whether builds carry source line tables (`-lineinfo`, the same code): Nsight Compute then reads
+# its stall samples per line of the sources (bench/gpu/ncu_batch.py --lineinfo).
+LINEINFO = False
+
+
 def compile_options(compute_capability: str) -> tuple[str, ...]:
-    """NVRTC options for a device of the given compute capability (e.g. '90')."""
+    """NVRTC options for a device of the given compute capability (e.g. '90'), with LINEINFO."""
     return (
         "--std=c++17",
         f"-arch=sm_{compute_capability}",
         f"-I{KERNEL_DIR}",
         f"-DDM_HEADERS_SHA256_PREFIX=0x{header_hash()[:15]}",
-    )
+    ) + (("-lineinfo",) if LINEINFO else ())
 
 
 def module(name: str, stats: bool = False, defines: tuple[str, ...] = ()):

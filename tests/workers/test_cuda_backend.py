@@ -127,6 +127,14 @@ def test_the_default_memo_factor_is_match_cu_s_and_another_is_a_build() -> None:
     assert Balance(memo_factor=1).defines() == ("DM_MEMO_FACTOR=1",)
 
 
+def test_builds_carry_line_tables_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deltamatch.kernels import cuda_engine
+
+    assert "-lineinfo" not in cuda_engine.compile_options("90")
+    monkeypatch.setattr(cuda_engine, "LINEINFO", True)
+    assert cuda_engine.compile_options("90")[-1] == "-lineinfo"
+
+
 def test_defines_name_the_builds_of_the_switches_off() -> None:
     assert Balance().defines() == ()
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
