@@ -609,6 +609,7 @@ class Scheduler:
                 "worker": w, "device": dev.get("device"), "backend": dev.get("backend"),
                 "gpu_name": dev.get("gpu_name"), "memory_bytes": dev.get("memory_bytes"),
                 "node": dev.get("node"), "gpu_ids": dev.get("gpu_ids", []), "pid": dev.get("pid"),
+                "share_scheme": dev.get("share_scheme"),
                 "tasks_run": self.pool.tasks_run[w],
                 "busy_seconds": round(self.pool.busy_seconds[w], 6), "rebuilds": self.pool.rebuilds[w],
             })

@@ -77,7 +77,7 @@ class WorkerPool:
 
     def share_schemes(self) -> list[str]:
         """Each worker's `share_scheme`: how its backend cuts a whole-graph count into shares."""
-        return [r.backend.share_scheme for r in self.replicas]
+        return [r.share_scheme for r in self.replicas]
 
     def shares(self) -> list[tuple[int, int] | None]:
         """Each worker's share (part, parts) of a whole-graph count, None for none (`split_shares`)."""

@@ -127,6 +127,7 @@ class WorkerInfo(BaseModel):
     node: str | None
     gpu_ids: list[str] = []  # the node's GPUs Ray gave the worker (its device is their cuda:0)
     pid: int | None
+    share_scheme: str | None = None  # how its backend cuts a whole-graph count into shares
     tasks_run: int
     busy_seconds: float
     rebuilds: int

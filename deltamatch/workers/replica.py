@@ -38,6 +38,11 @@ class GraphReplica:
     def graph(self):
         return self.backend.graph
 
+    @property
+    def share_scheme(self) -> str:
+        """How this replica's backend cuts a whole-graph count into shares (`CpuBackend.share_scheme`)."""
+        return self.backend.share_scheme
+
     def register(self, pattern_id: int, plans: PatternPlans) -> bool:
         """Add a pattern.  On a backend that `keeps_triangles`, its graph keeps them while a
         pattern reads them (`reads_kept_triangles`).  True when this replica can count the

@@ -204,6 +204,7 @@ def test_load_accepts_json_npy_snap_and_server_paths(service, client, push, mirr
 def test_cluster_reports_two_cpu_workers_and_graph_stats(client, mirror):
     info = client.cluster()
     assert [w["backend"] for w in info["workers"]] == ["cpu", "cpu"]
+    assert [w["share_scheme"] for w in info["workers"]] == ["cpu formulas=True"] * 2
     assert info["graph"]["edges"] == len(mirror.edges)
     assert info["graph"]["vertices"] == len({x for e in mirror.edges for x in e})
     assert info["graph"]["version"] == mirror.version
