@@ -23,7 +23,10 @@
 # E2E_TIMEOUT / BENCH_TIMEOUT / STATIC_TIMEOUT / REPLAY_TIMEOUT / MULTI_TIMEOUT / LATENCY_TIMEOUT /
 # RF_TIMEOUT / COMPILE_TIMEOUT and BENCH_BUDGET (s; defaults keep the whole run under 10 minutes),
 # DM_COMMIT (the commit to record; the device copy has no git history).  "latency" reads data/email-Enron.txt.gz:
-# carry [".devbundle", "data"].  Step "script" runs the file DEVCHECK_SCRIPT under this environment
+# carry [".devbundle", "data"].  Step "profile" runs Nsight Compute on one batch with line tables
+# (bench/gpu/ncu_batch.py --lineinfo; PROFILE_ARGS its arguments, default the RMAT-20 4-cycle at
+# 10^4; NCU_ARGS the sections and launches, default phase 1's launch; PROFILE_TIMEOUT): where the
+# warps stall, per line of match.cu.  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
 # Folders under $OUT come back packed as $OUT/outputs.tgz.
 # CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz.  Copy that to
@@ -126,6 +129,18 @@ for step in $STEPS; do
         ${RF1_ARGS:---patterns triangle 4-cycle diamond 4-clique --engines cpu-1 --time-limit 20}
       for pid in "${rf_pids[@]}"; do wait "$pid" || status=1; done
       tail -n 4 "$OUT"/rapidflow-*.log ;;
+    profile)
+      # Nsight Compute on one batch's match launches, the builds with line tables: the report and,
+      # from it, the sampled warp stalls per source line of match.cu (profile/source.csv).
+      mkdir -p "$OUT/profile"
+      # shellcheck disable=SC2086
+      timeout "${PROFILE_TIMEOUT:-240}" ncu --clock-control none --kernel-name regex:match_ --import-source yes \
+        ${NCU_ARGS:---launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section SourceCounters} \
+        -f -o "$OUT/profile/match" $PY bench/gpu/ncu_batch.py --lineinfo \
+        ${PROFILE_ARGS:---scale 20 --size 10000 --patterns 4-cycle --balances all} 2>&1 | tee "$OUT/profile.log" || status=1
+      ncu --import "$OUT/profile/match.ncu-rep" --page details > "$OUT/profile/details.txt" 2>&1
+      ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source cuda \
+        > "$OUT/profile/source.csv" 2>&1 || echo "ncu could not print the source page: read match.ncu-rep" ;;
     script)
       bash "${DEVCHECK_SCRIPT:?the file to run}" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
