@@ -43,7 +43,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from deltamatch.scheduler.batch_log import BatchLog, LogWriteError, Record, RecoveredState, Snapshot
 from deltamatch.scheduler.channel import ChannelAddress, ChannelServer
-from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool
+from deltamatch.scheduler.core import BatchOutcome, SchedulerCore, WorkerPool, split_shares
 from deltamatch.scheduler.names import VertexNames
 from deltamatch.scheduler.patterns import parse_pattern
 from deltamatch.scheduler.routing import Routing
@@ -116,12 +116,22 @@ class RayWorkerPool(WorkerPool):
         return schemes
 
     def static_count(self, pattern_id: int) -> int:
-        shares = self.shares()
+        """`WorkerPool.static_count`, counted again when a worker rebuilt meanwhile cuts shares by
+        another scheme now (a replacement actor, or a GPU worker back on the CPU engine): its
+        retried share was asked under the old one, and shares of two schemes need not add up."""
+        schemes = self.share_schemes()
+        for _ in range(MAX_ATTEMPTS):
+            shares = split_shares(schemes)
 
-        def submit(w: int) -> ray.ObjectRef:
-            return self.replicas[w].static_count.remote(self.boot[w], pattern_id, *shares[w])
+            def submit(w: int, shares=shares) -> ray.ObjectRef:
+                return self.replicas[w].static_count.remote(self.boot[w], pattern_id, *shares[w])
 
-        return sum(self._gather(submit, workers=[w for w, s in enumerate(shares) if s]))
+            total = sum(self._gather(submit, workers=[w for w, s in enumerate(shares) if s]))
+            now = self.share_schemes()
+            if now == schemes:
+                return total
+            schemes = now
+        raise RuntimeError(f"the workers' share schemes kept changing over {MAX_ATTEMPTS} counts")
 
     def static_list(self, pattern_id: int) -> list[np.ndarray]:
         n = len(self.replicas)

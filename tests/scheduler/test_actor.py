@@ -14,9 +14,11 @@ from deltamatch.scheduler.actor import BEHIND_BATCHES, RayWorkerPool, make_sched
 from deltamatch.scheduler.batch_log import LogWriteError
 from deltamatch.scheduler.core import SchedulerCore
 from deltamatch.scheduler.patterns import parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.routing import Routing
 from deltamatch.workers.actor import make_worker_actors
 from deltamatch.workers.graph import NormalizedBatch
+from deltamatch.workers.protocol import PatternPlans
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -228,6 +230,30 @@ def test_workers_that_cut_counts_two_ways_count_whole_graphs_on_one_kind(ray_add
         assert core.register(pattern).total == len(reference_matches(edges, pattern.edges, pattern.k, False))
     finally:
         for h in handles:
+            ray.kill(h)
+
+
+def test_a_count_is_shared_again_when_a_rebuilt_worker_cuts_it_another_way(ray_address):
+    """Worker 1 dies before a whole-graph count and, failing its rebuilds, is replaced by an actor
+    with the CPU formulas off: its retried share was cut by vertices, its answer by edges, so the
+    count runs again on the two workers that still agree, and equals the oracle."""
+    rng = np.random.default_rng(6)
+    edges = sorted({tuple(sorted(map(int, e))) for e in rng.integers(0, 40, (300, 2)) if e[0] != e[1]})
+    state = (np.arange(40, dtype=np.int64), np.array(edges, dtype=np.int64), 1, [])
+    handles = make_worker_actors(3, "cpu")
+    pool = RayWorkerPool(handles, lambda: state,
+                         spawn=lambda: make_worker_actors(1, "cpu", env={"DELTAMATCH_CPU_FORMULAS": "0"})[0])
+    pattern = parse_pattern("house")
+    try:
+        pool.rebuild_all()
+        pool.register(1, PatternPlans(compile_plans(pattern, shared_plans(pattern)),
+                                      compile_plans(pattern, [static_plan(pattern)])))
+        assert pool.share_schemes() == ["cpu formulas=True"] * 3
+        ray.kill(pool.replicas[1], no_restart=True)
+        assert pool.static_count(1) == len(reference_matches(set(edges), pattern.edges, pattern.k, False))
+        assert pool.share_schemes() == ["cpu formulas=True", "cpu formulas=False", "cpu formulas=True"]
+    finally:
+        for h in pool.replicas:
             ray.kill(h)
 
 
