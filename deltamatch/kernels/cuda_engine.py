@@ -373,7 +373,7 @@ class Balance:
     costs 1 + min(deg(w), the set's length) instead of 1 + deg(w), since level 3, built from the
     set, reads the shorter side (drive_short, hub bitmaps).  On the RMAT-20 4-clique at 1,000 it
     narrows phase 1's per-warp busy spread from 2.2-2.4 to 1.5-1.6 (busiest warp 510-540 us to
-    367-374) at the same time a batch; applied to the diamond's and the 4-cycle's plans, whose level
+    367-379) at the same time a batch; applied to the diamond's and the 4-cycle's plans, whose level
     3 is not bounded by the set, it made them 0.78-0.79x as fast (docs/GPU.md, session 26).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
