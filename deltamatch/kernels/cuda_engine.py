@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from deltamatch.kernels.pair_table import changed_pair_table
+from deltamatch.kernels.pair_table import changed_pair_filter, changed_pair_table
 from deltamatch.kernels.plan_table import (
     BatchView,
     GraphView,
@@ -138,25 +138,30 @@ class DeviceGraph(NamedTuple):
 
 
 class DeviceBatch(NamedTuple):
-    """BatchView with CuPy arrays, and its changed pairs as a pair table (`pair_table.py`) when
-    there are at least PAIR_TABLE_MIN_PAIRS of them (else None and 0)."""
+    """BatchView with CuPy arrays, its changed pairs' filter (`pair_table.changed_pair_filter`), and
+    the pairs as a pair table (`pair_table.py`) when there are at least PAIR_TABLE_MIN_PAIRS of them
+    (else None and 0)."""
 
     slot: Any
     ptr: Any
     partner: Any
     rank: Any
+    pair_filter: Any  # uint32[2^filter_bits]
+    filter_bits: int
     pair_keys: Any  # uint64[2^pair_bits]
     pair_rank: Any  # int32[2^pair_bits]
     pair_bits: int
 
     @classmethod
-    def of(cls, slot, ptr, partner, rank, table: tuple = ()) -> DeviceBatch:
+    def of(cls, slot, ptr, partner, rank, pair_filter, table: tuple = ()) -> DeviceBatch:
         """The batch of uploaded arrays; `table`: `pair_table_arrays`'s (keys, ranks) uploaded, or
         nothing (no pair table)."""
+        filter_bits = int(pair_filter.shape[0]).bit_length() - 1
         if not table:
-            return cls(slot, ptr, partner, rank, None, None, 0)
+            return cls(slot, ptr, partner, rank, pair_filter, filter_bits, None, None, 0)
         keys, ranks = table
-        return cls(slot, ptr, partner, rank, keys, ranks, int(keys.shape[0]).bit_length() - 1)
+        return cls(slot, ptr, partner, rank, pair_filter, filter_bits, keys, ranks,
+                   int(keys.shape[0]).bit_length() - 1)
 
 
 def pair_table_arrays(a: np.ndarray, b: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -272,11 +277,12 @@ def device_batch(batch: BatchView | DeviceBatch) -> DeviceBatch:
         return batch
     partner = batch.partner if batch.partner.shape[0] else np.zeros(1, np.int32)
     rank = batch.rank if batch.rank.shape[0] else np.zeros(1, np.int32)
-    table = pair_table_arrays(*batch.pairs())
+    pairs = batch.pairs()
+    table = pair_table_arrays(*pairs)
     slot, ptr, partner, rank = (a.astype(t, copy=False) for a, t in zip(
         (batch.slot, batch.ptr, partner, rank), (np.int32, np.int64, np.int32, np.int32), strict=True))
-    uploaded = upload(slot, ptr, partner, rank, *table)
-    return DeviceBatch.of(*uploaded[:4], tuple(uploaded[4:]))
+    uploaded = upload(slot, ptr, partner, rank, changed_pair_filter(*pairs[:2]), *table)
+    return DeviceBatch.of(*uploaded[:5], tuple(uploaded[5:]))
 
 
 def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
@@ -345,6 +351,11 @@ class Balance:
     build of its own), in batches of at least PAIR_TABLE_MIN_PAIRS changed pairs (smaller ones get
     no table).  Measured on RMAT-20 4-cycle batches: 13-15% slower at 1,000 pairs, equal at 10^4,
     1.15x faster at 10^5 (docs/GPU.md, sessions 15 and 16).
+    pair_filter: whether a pair is changed in the batch is first asked of the batch's pair filter
+    (`pair_table.changed_pair_filter`: 16 bits a pair, L1-resident), and only the pairs it passes
+    (every changed one and about 2% of the rest) are looked up in the pair table or the partner
+    lists; a candidate the batch does not touch is then no longer skipped by its `slot` read.
+    Measured in docs/GPU.md, session 27.
     list_checks (with unroll): a pair list's last-level checks are made once for the list's prefix,
     each pair choosing only between two anchors, instead of all of level_checks per pair
     (match.cu's DM_LIST_CHECKS: a build of its own; the statistics build runs without).
@@ -394,6 +405,7 @@ class Balance:
     seed_swap: bool = True
     hub_first: bool = True
     pair_hash: bool = True
+    pair_filter: bool = True
     list_checks: bool = True
     drive_short: bool = True
     last_memo: bool = True
@@ -788,6 +800,7 @@ class _MatchRun:
                 self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
                 np.int32(phase), np.int64(first), np.int64(last),
                 b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),
+                _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
                 _ptr(self.counts), self.total,

@@ -92,6 +92,12 @@
 #define DM_B_M 10
 #define DM_B_W 13  // after DM_B_M's (DM_MAX_K - 2) / 2 words
 
+// The batch's pair filter, when the host passes one; not read by the statistics build, which spills
+// with it.
+#ifndef DM_PAIR_FILTER
+#define DM_PAIR_FILTER !DM_STATS
+#endif
+
 namespace {
 
 struct Ctx {
@@ -106,6 +112,11 @@ struct Ctx {
     const dm_u64* __restrict__ b_keys;
     const int* __restrict__ b_key_rank;
     int b_bits;
+#if DM_PAIR_FILTER
+    // Their filter (pair_table.cuh: dm_pair_maybe), or nullptr.
+    const unsigned* __restrict__ b_filter;
+    int b_filter_bits;
+#endif
     const dm_i64* __restrict__ iso;
     int n_iso;
     int k;
@@ -300,11 +311,16 @@ __device__ __forceinline__ bool adjacent(const Ctx& c, int w, int dw, int x, int
 
 // Batch rank of the pair {a, b}, -1 when it is not a changed pair: one probe of the batch's pair
 // table, or (DM_PAIR_HASH 0) a binary search of a's partners, about six dependent reads for a hub's
-// at batches of 10^4.
+// at batches of 10^4; with the batch's pair filter, only for the few unchanged pairs it passes.
 #ifndef DM_PAIR_HASH
 #define DM_PAIR_HASH 1
 #endif
 __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
+#if DM_PAIR_FILTER
+    if (c.b_filter != nullptr && !dm_pair_maybe(c.b_filter, c.b_filter_bits, dm_pair_key(a, b))) {
+        return -1;
+    }
+#endif
 #if DM_PAIR_HASH
     const dm_i64 at = dm_pair_find(c.b_keys, c.b_bits, dm_pair_key(a, b));
     return at >= 0 ? c.b_key_rank[at] : -1;
@@ -427,7 +443,12 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
             }
         }
     }
+    // Without the filter, a candidate the batch does not touch skips the pair lookups.
+#if DM_PAIR_FILTER
+    if (r >= 0 && ch.ranked != 0 && (c.b_filter != nullptr || c.b_slot[x] >= 0)) {
+#else
     if (r >= 0 && ch.ranked != 0 && c.b_slot[x] >= 0) {
+#endif
         for (int bits = ch.ranked; bits != 0; bits &= bits - 1) {
             const int rank = batch_rank(c, x, vertex_at(s, lm, __ffs(bits) - 1));
             if (rank >= 0 && rank < r) {
@@ -1522,7 +1543,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     const int *tu, const int *tv, const int *tr, const int *tp, const dm_i64 *perm,                     \
     int phase, dm_i64 first, dm_i64 n_tasks,                                                            \
     const int *b_slot, const dm_i64 *b_ptr, const int *b_partner, const int *b_rank,                    \
-    const dm_u64 *b_keys, const int *b_key_rank, int b_bits,                                            \
+    const dm_u64 *b_keys, const int *b_key_rank, int b_bits, const unsigned *b_filter, int b_filter_bits, \
     const dm_i64 *iso_masks, int n_iso, int check_other,                                                \
     dm_i64 *counts, dm_u64 *total,                                                                      \
     int *out, const dm_i64 *out_offsets, const dm_i64 *expect, dm_i64 win_lo, dm_i64 win_hi,            \
@@ -1537,7 +1558,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank, b_keys, b_key_rank,  \
-    b_bits,                                                                                             \
+    b_bits, b_filter, b_filter_bits,                                                                    \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
@@ -1580,6 +1601,10 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.b_keys = b_keys;
     c.b_key_rank = b_key_rank;
     c.b_bits = b_bits;
+#if DM_PAIR_FILTER
+    c.b_filter = b_filter;
+    c.b_filter_bits = b_filter_bits;
+#endif
     c.iso = iso_masks;
     c.n_iso = n_iso;
     c.k = k;

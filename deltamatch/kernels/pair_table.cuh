@@ -30,3 +30,13 @@ __device__ __forceinline__ dm_i64 dm_pair_find(const dm_u64* __restrict__ keys, 
         }
     }
 }
+
+// A changed-pair filter (pair_table.py: changed_pair_filter): 2^word_bits words (word_bits <= 22), each
+// pair's two bits in its word, taken from the 10 bits of the hash's top 32 below the word's.  False: the
+// pair is not in the set.
+__device__ __forceinline__ bool dm_pair_maybe(const unsigned* __restrict__ words, int word_bits, dm_u64 key) {
+    const unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 32);
+    const int below = 32 - word_bits;
+    const unsigned mask = (1u << ((h >> (below - 5)) & 31)) | (1u << ((h >> (below - 10)) & 31));
+    return (__ldg(words + (h >> below)) & mask) == mask;
+}

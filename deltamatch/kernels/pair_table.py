@@ -7,6 +7,12 @@ of a hub's partners (about six dependent reads at batches of 10^4).  Measured (R
 docs/GPU.md sessions 15 and 16): 13-15% slower at batches of 1,000, where short partner lists stay
 in L1 and a probe is an L2 read, equal at 10^4, 1.15x faster at 10^5; so only batches of at least
 cuda_engine.PAIR_TABLE_MIN_PAIRS changed pairs get one.
+
+Every batch also gets a filter of its changed pairs (`changed_pair_filter`, a blocked Bloom
+filter: two bits of one 32-bit word per pair), small enough to stay in L1: `batch_rank` reads it
+first, and only a pair it passes costs the table's probes or the partner search.  Most pairs
+asked are not changed (Nsight Compute on the RMAT-20 4-cycle at 10^4: the misses' 2.7 probes and
+the b_slot read before them held 26% of the pair loop's stall samples, docs/GPU.md session 27).
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # pair_table.cuh: DM_PAIR_EMPTY
 FIBONACCI = np.uint64(0x9E37_79B9_7F4A_7C15)  # 2^64 / phi (pair_table.cuh: dm_pair_home)
 MIN_BITS = 6
 MAX_LOAD = 0.5  # linear probing's expected probes per miss, (1 + 1 / (1 - load)^2) / 2 (Knuth): 2.5
+
+
+FILTER_BITS_PER_PAIR = 16  # two pairs a word on average: about 2% of other pairs pass (tests/kernels)
+MIN_FILTER_WORD_BITS = 5
+MAX_FILTER_WORD_BITS = 22  # a word's index and its two bits within the hash's top 32 bits (16 MB)
 
 
 def table_bits(n_keys: int) -> int:
@@ -61,3 +72,37 @@ def _fill(a: np.ndarray, b: np.ndarray, rank: np.ndarray, bits: int) -> tuple[np
             keys[s] = key
             ranks[s] = rank[i]
     return keys, ranks
+
+
+def filter_word_bits(n_keys: int) -> int:
+    """log2 of the 32-bit words of a filter of `n_keys` pairs at FILTER_BITS_PER_PAIR bits each
+    (denser past 2^MAX_FILTER_WORD_BITS words)."""
+    words = max(n_keys, 1) * FILTER_BITS_PER_PAIR / 32
+    return int(np.clip(np.ceil(np.log2(words)), MIN_FILTER_WORD_BITS, MAX_FILTER_WORD_BITS))
+
+
+def changed_pair_filter(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """uint32[2^bits] (bits = `filter_word_bits`): the filter of pairs {a[i], b[i]}, which passes
+    every one of them and about 2% of other pairs (pair_table.cuh: dm_pair_maybe)."""
+    return _filter(a.astype(np.int64), b.astype(np.int64), filter_word_bits(a.shape[0]))
+
+
+@njit(cache=True)
+def filter_slot(key: np.uint64, word_bits: int) -> tuple[np.int64, np.uint32]:
+    """The key's word and the mask of its two bits, from the top 32 bits of its Fibonacci hash: the
+    word's index, then 10 bits for the two (pair_table.cuh: dm_pair_maybe)."""
+    h = (key * FIBONACCI) >> np.uint64(32)
+    below = np.uint64(32 - word_bits)
+    one = np.uint32(1)
+    mask = (one << np.uint32((h >> (below - np.uint64(5))) & np.uint64(31))) | (
+        one << np.uint32((h >> (below - np.uint64(10))) & np.uint64(31)))
+    return np.int64(h >> below), mask
+
+
+@njit(cache=True)
+def _filter(a: np.ndarray, b: np.ndarray, word_bits: int) -> np.ndarray:
+    words = np.zeros(1 << word_bits, dtype=np.uint32)
+    for i in range(a.shape[0]):
+        word, mask = filter_slot(pair_key(a[i], b[i]), word_bits)
+        words[word] |= mask
+    return words

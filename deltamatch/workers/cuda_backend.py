@@ -23,6 +23,7 @@ from numba import njit
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels import row_layout
 from deltamatch.kernels.pair_order import by_source
+from deltamatch.kernels.pair_table import changed_pair_filter
 from deltamatch.kernels.plan_table import BatchView, PlanTable, TaskList
 from deltamatch.workers.features import COMMON_SAMPLE, PairFeatures, device_pair_features
 from deltamatch.workers.graph import (
@@ -44,6 +45,7 @@ FILL_ENV = "DELTAMATCH_GPU_FILL"  # "0" (default) or "1": with stealing, every r
 PAIR_WINDOW_ENV = "DELTAMATCH_GPU_PAIR_WINDOW"  # "1" (default) or "0": pair loop owners from a window
 HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hub's bitmap tests any candidate
 PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
+PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-pair lookups filtered first
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
@@ -78,16 +80,18 @@ def _count(env: dict, name: str, default: int) -> int:
 def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
-    DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_LIST_CHECKS,
-    DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO, DELTAMATCH_GPU_MEMO_OVERLAP,
-    DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS and DELTAMATCH_GPU_COST_BY_SET select
+    DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_PAIR_FILTER,
+    DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
+    DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS and
+    DELTAMATCH_GPU_COST_BY_SET select
     (defaults: all on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
-                 ("list_checks", LIST_CHECKS_ENV), ("drive_short", DRIVE_SHORT_ENV),
+                 ("pair_filter", PAIR_FILTER_ENV), ("list_checks", LIST_CHECKS_ENV),
+                 ("drive_short", DRIVE_SHORT_ENV),
                  ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV),
                  ("cost_by_set", COST_BY_SET_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
@@ -580,10 +584,10 @@ class CudaBackend:
         dst, rank = (a[order] if a.size else pad for a in (dst, rank))
         table = engine.pair_table_arrays(pairs[:, 0], pairs[:, 1], ranks)
         ptr = np.append(starts, src.shape[0]).astype(np.int64)
-        d_touched, d_ptr, d_dst, d_rank, *d_table = engine.upload(
-            touched.astype(np.int32), ptr, dst, rank, *table)
+        d_touched, d_ptr, d_dst, d_rank, d_filter, *d_table = engine.upload(
+            touched.astype(np.int32), ptr, dst, rank, changed_pair_filter(pairs[:, 0], pairs[:, 1]), *table)
         self._slot[d_touched] = cp.arange(touched.shape[0], dtype=cp.int32)
-        view = engine.DeviceBatch.of(self._slot, d_ptr, d_dst, d_rank, tuple(d_table))
+        view = engine.DeviceBatch.of(self._slot, d_ptr, d_dst, d_rank, d_filter, tuple(d_table))
         return CudaBatch(view, d_touched)
 
     def release(self, view: CudaBatch) -> None:

@@ -280,9 +280,9 @@ def test_grid_blocks_cover_the_items_up_to_32_per_sm() -> None:
 
 def balances():
     """Every combination of the load-balance switches (stealing acts on unrolled pair lists only),
-    the pair loop without its window, seeds as given, changed pairs without the pair table and a
-    pair list's checks made per pair; tiny thresholds, so that deferral and work sharing act on
-    small graphs."""
+    the pair loop without its window, seeds as given, changed pairs without the pair table or the
+    pair filter and a pair list's checks made per pair; tiny thresholds, so that deferral and work
+    sharing act on small graphs."""
     from deltamatch.kernels.cuda_engine import Balance
 
     out = {}
@@ -298,8 +298,10 @@ def balances():
                                                     pair_window=False)
     for split in (False, True):  # seeds as given, with and without the deferred launch
         out[f"swap0-split{int(split)}"] = Balance(split=split, defer_cost=2, share_pairs=1, seed_swap=False)
-    for steal in (False, True):  # changed pairs by binary search; a pair list's checks made per pair
+    for steal in (False, True):  # changed pairs by binary search, unfiltered; a pair list's checks per pair
         out[f"hash0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1, pair_hash=False)
+        out[f"filter0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
+                                                    pair_filter=False)
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole

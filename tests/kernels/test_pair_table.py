@@ -1,10 +1,22 @@
-"""The host-built pair table of a batch's changed pairs (kernels/pair_table.py, read by match.cu)."""
+"""The host-built pair table and pair filter of a batch's changed pairs (kernels/pair_table.py, read
+by match.cu)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from deltamatch.kernels.pair_table import EMPTY, MAX_LOAD, changed_pair_table, pair_home
+from deltamatch.kernels.pair_table import (
+    EMPTY,
+    FILTER_BITS_PER_PAIR,
+    MAX_FILTER_WORD_BITS,
+    MAX_LOAD,
+    changed_pair_filter,
+    changed_pair_table,
+    filter_slot,
+    filter_word_bits,
+    pair_home,
+    pair_key,
+)
 
 
 def held(keys: np.ndarray, ranks: np.ndarray) -> dict[tuple[int, int], int]:
@@ -50,3 +62,49 @@ def test_a_key_sits_in_the_probe_run_from_its_home() -> None:
 def test_no_pairs_give_an_empty_table() -> None:
     keys, ranks, bits = changed_pair_table(*(np.zeros(0, np.int32),) * 3)
     assert bits >= 1 and (keys == EMPTY).all() and (ranks == -1).all()
+
+
+def passes(words: np.ndarray, a: int, b: int) -> bool:
+    """pair_table.cuh's dm_pair_maybe, written out from the hash (not from filter_slot)."""
+    bits = words.shape[0].bit_length() - 1
+    h = ((int(pair_key(a, b)) * 0x9E37_79B9_7F4A_7C15) % (1 << 64)) >> 32
+    below = 32 - bits
+    mask = (1 << ((h >> (below - 5)) & 31)) | (1 << ((h >> (below - 10)) & 31))
+    return int(words[h >> below]) & mask == mask
+
+
+def test_the_filter_passes_every_changed_pair_either_way_round() -> None:
+    rng = np.random.default_rng(7)
+    pairs = rng.choice(1 << 22, size=(5000, 2))
+    words = changed_pair_filter(pairs[:, 0], pairs[:, 1])
+    assert all(passes(words, a, b) and passes(words, b, a) for a, b in pairs.tolist())
+
+
+def test_the_filter_passes_few_other_pairs() -> None:
+    """About 2% of pairs not in the set pass (16 bits a pair, two of them per pair in one word)."""
+    rng = np.random.default_rng(8)
+    pairs = rng.choice(1 << 22, size=(10_000, 2))
+    words = changed_pair_filter(pairs[:, 0], pairs[:, 1])
+    assert words.shape[0] * 32 >= FILTER_BITS_PER_PAIR * len(pairs)
+    held_pairs = {(min(a, b), max(a, b)) for a, b in pairs.tolist()}
+    others = [(a, b) for a, b in rng.choice(1 << 22, size=(20_000, 2)).tolist()
+              if (min(a, b), max(a, b)) not in held_pairs]
+    passed = sum(passes(words, a, b) for a, b in others) / len(others)
+    assert 0.002 < passed < 0.04
+
+
+def test_the_filter_slot_is_the_device_hash() -> None:
+    words = changed_pair_filter(np.array([12, 40]), np.array([7, 41]))
+    bits = words.shape[0].bit_length() - 1
+    for a, b in ((12, 7), (40, 41)):
+        word, mask = filter_slot(pair_key(a, b), bits)
+        assert int(words[word]) & int(mask) == int(mask) and bin(int(mask)).count("1") in (1, 2)
+
+
+def test_no_pairs_give_an_empty_filter() -> None:
+    words = changed_pair_filter(np.zeros(0, np.int32), np.zeros(0, np.int32))
+    assert words.shape[0] >= 32 and not words.any()
+
+
+def test_the_filter_stops_growing_at_its_largest_size() -> None:
+    assert filter_word_bits(1 << 30) == MAX_FILTER_WORD_BITS

@@ -70,6 +70,10 @@ def test_pair_hash_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PAIR_HASH": "0"}) == Balance(pair_hash=False)
 
 
+def test_pair_filter_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_PAIR_FILTER": "0"}) == Balance(pair_filter=False)
+
+
 def test_list_checks_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
 
