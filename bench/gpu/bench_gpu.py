@@ -258,6 +258,7 @@ BALANCES = {
     "nohubfirst": engine.Balance(hub_first=False),  # all but a matched hub's bitmap first (DM_HUB_FIRST)
     "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
     "nofilter": engine.Balance(pair_filter=False),  # all but the batch's pair filter (dm_pair_maybe)
+    "alwaysflat": engine.Balance(flat_below=0),  # all, every pair list flat (the default before session 27)
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)

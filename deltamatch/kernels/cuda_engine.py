@@ -331,6 +331,10 @@ class Balance:
     sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
     unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
     32 tasks, as one flat list of items over the lanes.
+    flat_below (with unroll, k >= 4): a task's last two levels run as the flat pair list only when
+    its level-(k-2) candidates average fewer than `flat_below` pairs each (0: always), else w by w
+    (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build runs every
+    list flat.  Measured in docs/GPU.md, session 27.
     steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).
@@ -398,6 +402,7 @@ class Balance:
     defer_cost: int = 2048
     chunk: int = 0
     unroll: bool = True
+    flat_below: int = 32
     steal: bool = True
     share_pairs: int = 2048
     fill: bool = False
@@ -414,6 +419,12 @@ class Balance:
     memo_overlap: bool = False
     memo_share: bool = True
     cost_by_set: bool = True
+
+    def unroll_limit(self) -> int:
+        """match.cu's `unroll`: flat pair lists where a candidate averages fewer pairs (0: never)."""
+        if not self.unroll:
+            return 0
+        return self.flat_below if self.flat_below > 0 else np.iinfo(np.int32).max
 
     def defines(self, pair_table: bool = True) -> tuple[str, ...]:
         """match.cu's macros for the switches that select a build of their own (none: the default),
@@ -796,7 +807,8 @@ class _MatchRun:
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
         args = (g.offsets, g.degree, g.pool,
                 p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
-                np.int32(p.k), np.int32(p.induced), np.int32(g.oriented), np.int32(self.balance.unroll),
+                np.int32(p.k), np.int32(p.induced), np.int32(g.oriented),
+                np.int32(self.balance.unroll_limit()),
                 self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
                 np.int32(phase), np.int64(first), np.int64(last),
                 b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),

@@ -15,7 +15,8 @@
 // (|C|(|C|-1)/2), by inclusion-exclusion (|C|(|S| - clashes) - |C & S|), or, in general, as one
 // flat list of (w, x) pairs that all 32 lanes share ("unrolling": a short last-level set no
 // longer leaves most lanes idle; a warp step finds its 32 pairs' candidates from one read of the
-// list's offsets where the previous step ended, `step_owner`).  With k = 3 the flat list runs
+// list's offsets where the previous step ended, `step_owner`), when its candidates' sets are short
+// on average (fewer than `unroll` pairs each), else w by w.  With k = 3 the flat list runs
 // across up to 32 tasks instead (match_flat).  Where the graph keeps its edges' triangles
 // (triangle_table.cu) and the last level is the common neighbourhood of a pattern edge
 // (`kept_j`), its size is read from the table instead (kept_count).  Listing walks the same sets
@@ -125,7 +126,7 @@ struct Ctx {
     // in the lower endpoint's row.
     bool oriented;
     bool check_other;
-    bool unroll;
+    int unroll;  // flat pair lists where a candidate has fewer pairs on average (0: never)
     // Plan p, position l (index p * 8 + l): bit j set when position j is a pattern neighbour
     // (conn), must hold a larger value (lt: value at l < value at j) or a smaller one (gt).
     const int* conn;
@@ -970,16 +971,12 @@ __device__ dm_i64 pair_list(const Ctx& c, const WarpState& s, int p, int lane, c
     return carry;
 }
 
-// Counting, LAST_EACH with unrolling: the pairs of candidates C[a, e) of level l = k-2 as a PairList
-// built in the warp's scratch (`src_of`, `S`), counted by this warp alone or, when long enough,
-// shared.
-__device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e,
+// Counting, LAST_EACH with unrolling: the `carry` pairs of candidates C[0, n) of level k-2, a
+// PairList built in the warp's scratch (`src_of`, `S`: pair_list), counted by this warp alone or,
+// when long enough, shared.
+__device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, const int* C, int n, dm_i64 carry,
                              const int** src_of, dm_i64* S, Stats& st) {
-    const int l = c.k - 2;
-    const bool skip = c.dep[p * DM_MAX_K + l] < l - 1;
-    const int* C = s.set[l] + a;
-    const dm_i64 carry = pair_list(c, s, p, lane, C, e - a, skip, src_of, S, st);
-    const PairList pl = {C, src_of, S, e - a, nullptr};
+    const PairList pl = {C, src_of, S, n, nullptr};
     dm_u64* rec = c.share > 0 && carry >= c.share ? publish(c, s, p, r, lane, pl, carry, st) : nullptr;
     const dm_u64 found = count_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
     if (rec != nullptr) {
@@ -1181,10 +1178,17 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
     if (mode == DM_LAST_COLLAPSE) {
         return collapse_count(c, s, p, r, lane, a, e, last_slot, st);
     }
-    if (c.unroll) {
-        return pair_count(c, s, p, r, lane, a, e, src_of, S, st);
-    }
     const int dep_l = c.dep[p * DM_MAX_K + l];
+    if (c.unroll > 0) {
+        // PGMiner's dynamic unrolling: the flat pair list where the candidates' sets are short on
+        // average; sets that fill the lanes are walked w by w, without its owner search per pair.
+        // The statistics build, which spills with the choice, runs every list flat.
+        const int* C = s.set[l] + a;
+        const dm_i64 carry = pair_list(c, s, p, lane, C, e - a, dep_l < l - 1, src_of, S, st);
+        if (DM_STATS || carry < (dm_i64)c.unroll * (e - a)) {
+            return pair_count(c, s, p, r, lane, C, e - a, carry, src_of, S, st);
+        }
+    }
     dm_u64 total = 0;
     for (int i = a; i < e; ++i) {
         const int w = s.set[l][i];
@@ -1611,7 +1615,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.induced = induced != 0;
     c.oriented = oriented != 0;
     c.check_other = check_other != 0;
-    c.unroll = unroll != 0;
+    c.unroll = unroll;
     c.conn = conn;
     c.lt = lt;
     c.gt = gt;

@@ -51,6 +51,7 @@ LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' 
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
 MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks per warp (0, default: none)
+FLAT_BELOW_ENV = "DELTAMATCH_GPU_FLAT_BELOW"  # pairs a candidate under which pair lists run flat (0: always)
 COST_BY_SET_ENV = "DELTAMATCH_GPU_COST_BY_SET"  # "1" (default) or "0": chunk costs bounded by the set
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
@@ -82,8 +83,8 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_PAIR_FILTER,
     DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
-    DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS and
-    DELTAMATCH_GPU_COST_BY_SET select
+    DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
+    DELTAMATCH_GPU_FLAT_BELOW and DELTAMATCH_GPU_COST_BY_SET select
     (defaults: all on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
@@ -97,6 +98,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
+    switches["flat_below"] = _count(env, FLAT_BELOW_ENV, engine.Balance.flat_below)
     if split == "auto":
         return engine.Balance(**switches)
     try:

@@ -74,6 +74,14 @@ def test_pair_filter_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PAIR_FILTER": "0"}) == Balance(pair_filter=False)
 
 
+def test_flat_below_knob() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_FLAT_BELOW": "0"}) == Balance(flat_below=0)
+    assert Balance(flat_below=0).unroll_limit() == np.iinfo(np.int32).max
+    assert Balance(flat_below=8).unroll_limit() == 8 and Balance(unroll=False).unroll_limit() == 0
+    with pytest.raises(ValueError, match="FLAT_BELOW"):
+        balance_from_env({"DELTAMATCH_GPU_FLAT_BELOW": "-1"})
+
+
 def test_list_checks_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
 
