@@ -333,8 +333,9 @@ class Balance:
     32 tasks, as one flat list of items over the lanes.
     flat_below (with unroll, k >= 4): a task's last two levels run as the flat pair list only when
     its level-(k-2) candidates average fewer than `flat_below` pairs each (0: always), else w by w
-    (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build runs every
-    list flat.  Measured in docs/GPU.md, session 27.
+    (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build and the
+    builds without pair_window or list_checks run every list flat (they spill with the choice).
+    Measured in docs/GPU.md, session 27.
     steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).

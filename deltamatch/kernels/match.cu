@@ -1162,6 +1162,10 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
     return dm_warp_sum(total);
 }
 
+// Whether a pair list may run w by w (Balance.flat_below); the builds without the pair window or the
+// list checks and the statistics build, which spill with the choice, run every list flat.
+#define DM_FLAT_CHOICE (DM_PAIR_WINDOW && DM_LIST_CHECKS && !DM_STATS)
+
 // Counting: the matches completing every candidate in C[a, e) of level k-2 (the last two levels).
 __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int lane, int a, int e, int* last_slot,
                                   const int** src_of, dm_i64* S, Stats& st) {
@@ -1182,10 +1186,9 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
     if (c.unroll > 0) {
         // PGMiner's dynamic unrolling: the flat pair list where the candidates' sets are short on
         // average; sets that fill the lanes are walked w by w, without its owner search per pair.
-        // The statistics build, which spills with the choice, runs every list flat.
         const int* C = s.set[l] + a;
         const dm_i64 carry = pair_list(c, s, p, lane, C, e - a, dep_l < l - 1, src_of, S, st);
-        if (DM_STATS || carry < (dm_i64)c.unroll * (e - a)) {
+        if (!DM_FLAT_CHOICE || carry < (dm_i64)c.unroll * (e - a)) {
             return pair_count(c, s, p, r, lane, C, e - a, carry, src_of, S, st);
         }
     }
