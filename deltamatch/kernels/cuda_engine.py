@@ -332,10 +332,11 @@ class Balance:
     unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
     32 tasks, as one flat list of items over the lanes.
     flat_below (with unroll, k >= 4): a task's last two levels run as the flat pair list only when
-    its level-(k-2) candidates average fewer than `flat_below` pairs each (0: always), else w by w
-    (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build and the
-    builds without pair_window or list_checks run every list flat (they spill with the choice).
-    Measured in docs/GPU.md, session 27.
+    its level-(k-2) candidates average fewer than `flat_below` pairs each (0, the default: always),
+    else w by w (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build
+    and the builds without pair_window or list_checks run every list flat (they spill with the
+    choice).  At 32 on RMAT-20 batches (session 27): the 4-clique, diamond and 4-cycle 1.10-1.27x
+    faster, the RMAT-18 house 0.80x; off by default until its GPU tests have run in full.
     steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).
@@ -403,7 +404,7 @@ class Balance:
     defer_cost: int = 2048
     chunk: int = 0
     unroll: bool = True
-    flat_below: int = 32
+    flat_below: int = 0
     steal: bool = True
     share_pairs: int = 2048
     fill: bool = False

@@ -304,9 +304,9 @@ def balances():
                                                     pair_filter=False)
         out[f"listchecks0-steal{int(steal)}"] = Balance(split=False, steal=steal, share_pairs=1,
                                                         list_checks=False)
-    # pair lists flat whatever their candidates' sets (the default before session 27), and flat
-    # only below 2 pairs a candidate: most lists w by w, beside shared and deferred ones
-    out["flatbelow0-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=0)
+    # dynamic unrolling: pair lists flat only below 32 pairs a candidate (most of them here), and
+    # only below 2 (most lists w by w), beside shared and deferred ones
+    out["flatbelow32-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=32)
     out["flatbelow2-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=2)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone

@@ -75,7 +75,7 @@ def test_pair_filter_switch() -> None:
 
 
 def test_flat_below_knob() -> None:
-    assert balance_from_env({"DELTAMATCH_GPU_FLAT_BELOW": "0"}) == Balance(flat_below=0)
+    assert balance_from_env({"DELTAMATCH_GPU_FLAT_BELOW": "32"}) == Balance(flat_below=32)
     assert Balance(flat_below=0).unroll_limit() == np.iinfo(np.int32).max
     assert Balance(flat_below=8).unroll_limit() == 8 and Balance(unroll=False).unroll_limit() == 0
     with pytest.raises(ValueError, match="FLAT_BELOW"):
