@@ -12,7 +12,7 @@ Every batch also gets a filter of its changed pairs (`changed_pair_filter`, a bl
 filter: two bits of one 32-bit word per pair), small enough to stay in L1: `batch_rank` reads it
 first, and only a pair it passes costs the table's probes or the partner search.  Most pairs
 asked are not changed (Nsight Compute on the RMAT-20 4-cycle at 10^4: the misses' 2.7 probes and
-the b_slot read before them held 26% of the pair loop's stall samples, docs/GPU.md session 27).
+the b_slot read before them held 26% of the kernel's stall samples, docs/GPU.md session 27).
 """
 
 from __future__ import annotations
