@@ -26,7 +26,7 @@
 # carry [".devbundle", "data"].  Step "profile" runs Nsight Compute on one batch with line tables
 # (bench/gpu/ncu_batch.py --lineinfo; PROFILE_ARGS its arguments, default the RMAT-20 4-cycle at
 # 10^4; NCU_ARGS the sections and launches, default phase 1's launch; PROFILE_TIMEOUT): where the
-# warps stall, per line of match.cu.  Step "script" runs the file DEVCHECK_SCRIPT under this environment
+# warps stall, per SASS instruction.  Step "script" runs the file DEVCHECK_SCRIPT under this environment
 # (a session's own measurements, kept beside their logs).
 # Folders under $OUT come back packed as $OUT/outputs.tgz.
 # CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz.  Copy that to
@@ -131,7 +131,8 @@ for step in $STEPS; do
       tail -n 4 "$OUT"/rapidflow-*.log ;;
     profile)
       # Nsight Compute on one batch's match launches, the builds with line tables: the report and,
-      # from it, the sampled warp stalls per source line of match.cu (profile/source.csv).
+      # from it, the sampled warp stalls per SASS instruction (profile/sass.csv, the most stalled in
+      # profile/stall-top.txt; the CUDA-source page came out empty for these reports, session 27).
       mkdir -p "$OUT/profile"
       # shellcheck disable=SC2086
       timeout "${PROFILE_TIMEOUT:-240}" ncu --clock-control none --kernel-name regex:match_ --import-source yes \
@@ -139,8 +140,9 @@ for step in $STEPS; do
         -f -o "$OUT/profile/match" $PY bench/gpu/ncu_batch.py --lineinfo \
         ${PROFILE_ARGS:---scale 20 --size 10000 --patterns 4-cycle --balances all} 2>&1 | tee "$OUT/profile.log" || status=1
       ncu --import "$OUT/profile/match.ncu-rep" --page details > "$OUT/profile/details.txt" 2>&1
-      ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source cuda \
-        > "$OUT/profile/source.csv" 2>&1 || echo "ncu could not print the source page: read match.ncu-rep" ;;
+      ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source sass \
+        > "$OUT/profile/sass.csv" 2>&1 || echo "ncu could not print the source page: read match.ncu-rep"
+      $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt" ;;
     script)
       bash "${DEVCHECK_SCRIPT:?the file to run}" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;

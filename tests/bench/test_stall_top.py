@@ -1,0 +1,25 @@
+"""bench/gpu/stall_top.py: the instructions with the most warp stall samples of an ncu source page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "gpu"))
+
+from stall_top import top_stalls  # noqa: E402
+
+
+def test_the_rows_with_most_samples_come_first_with_the_total(tmp_path: Path) -> None:
+    page = tmp_path / "sass.csv"
+    page.write_text(
+        '"Kernel Name","match_shared",\n'
+        '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+        '"0x10","  LDG.E R1, [R2.64]","5","100"\n'
+        '"0x20","  LOP3.LUT P4, RZ, R1","40","100"\n'
+        '"0x30","  BRA 0x10","","7"\n'
+        '"0x40","  IMAD R3, R1","15","90"\n'
+    )
+    total, top = top_stalls(page, 2)
+    assert total == 60
+    assert top == [(1, 40, 100, "LOP3.LUT P4, RZ, R1"), (3, 15, 90, "IMAD R3, R1")]
