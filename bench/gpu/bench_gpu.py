@@ -622,7 +622,7 @@ def main() -> int:
         type=int,
         default=1,
         help="count each batch side this many times on the CPU engine and keep the least time "
-        "(not with --cpu-stop-ratio)",
+        "(refused with --cpu-stop-ratio)",
     )
     ap.add_argument(
         "--cpu-when-gpu-under",
@@ -672,6 +672,8 @@ def main() -> int:
     )
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
+    if args.cpu_repeats > 1 and args.cpu_stop_ratio:
+        ap.error("--cpu-repeats runs in this process; --cpu-stop-ratio runs the CPU engine once, bounded")
     engine.HUB_MIN_DEGREE = args.hub_min_degree
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,10 @@ profiles exactly those launches (the kernel's own lane-utilization counter is pr
 
     ncu --clock-control none --kernel-name regex:match_ --metrics ... python bench/gpu/ncu_batch.py
 
-With `--lineinfo` the builds carry line tables, and `ncu --section SourceCounters --import-source
-yes` attributes the warp stalls to lines of match.cu.
+With `--lineinfo` the builds carry line tables for `ncu --section SourceCounters --import-source
+yes`.  Its CUDA-source page printed empty for these reports (session 27: NVRTC compiles match.cu
+from a string, which ncu may not find as a file); the SASS page has the stall samples
+(bench/gpu/stall_top.py).
 """
 
 from __future__ import annotations

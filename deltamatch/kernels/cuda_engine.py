@@ -69,8 +69,9 @@ def header_hash() -> str:
     return h.hexdigest()
 
 
-# Whether builds carry source line tables (`-lineinfo`, the same code): Nsight Compute then reads
-# its stall samples per line of the sources (bench/gpu/ncu_batch.py --lineinfo).
+# Whether builds carry source line tables (`-lineinfo`, the same code), for Nsight Compute's source
+# view (bench/gpu/ncu_batch.py --lineinfo; its CUDA-source page printed empty in session 27, the
+# SASS page carries the samples).
 LINEINFO = False
 
 
@@ -358,8 +359,8 @@ class Balance:
     no table).  Measured on RMAT-20 4-cycle batches: 13-15% slower at 1,000 pairs, equal at 10^4,
     1.15x faster at 10^5 (docs/GPU.md, sessions 15 and 16).
     pair_filter: whether a pair is changed in the batch is first asked of the batch's pair filter
-    (`pair_table.changed_pair_filter`: 16 bits a pair, L1-resident), and only the pairs it passes
-    (every changed one and about 2% of the rest) are looked up in the pair table or the partner
+    (`pair_table.changed_pair_filter`: 16-32 bits a pair, 32 KB at 10^4 pairs), and only the pairs
+    it passes (every changed one and 1-2% of the rest) are looked up in the pair table or the partner
     lists; a candidate the batch does not touch is then no longer skipped by its `slot` read.
     Measured in docs/GPU.md, session 27.
     list_checks (with unroll): a pair list's last-level checks are made once for the list's prefix,
