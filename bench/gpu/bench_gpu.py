@@ -250,15 +250,16 @@ BALANCES = {
     "none": engine.NO_BALANCE,
     "heavy": engine.Balance(split=False, unroll=False, steal=False),
     "split": engine.Balance(unroll=False, steal=False),
-    "unroll": engine.Balance(steal=False),
+    "unroll": engine.Balance(steal=False, unroll_min_k=4),  # + unrolling, 4-vertex patterns too
     "fill": engine.Balance(fill=True),  # all and every resident warp in the first launch
-    "all": engine.Balance(),
+    "all": engine.Balance(),  # every mechanism, unrolling from 5 pattern vertices (Balance.unroll_min_k)
+    "allk4": engine.Balance(unroll_min_k=4),  # every mechanism, 4-vertex patterns unrolled too
     "nowindow": engine.Balance(pair_window=False),  # all but the pair loop's window (DM_PAIR_WINDOW)
     "noswap": engine.Balance(seed_swap=False),  # all but the reversed seeds (PlanTable.seed_swap)
     "nohubfirst": engine.Balance(hub_first=False),  # all but a matched hub's bitmap first (DM_HUB_FIRST)
     "nopairhash": engine.Balance(pair_hash=False),  # all but the batch's pair table (DM_PAIR_HASH)
     "nofilter": engine.Balance(pair_filter=False),  # all but the batch's pair filter (dm_pair_maybe)
-    "flat32": engine.Balance(flat_below=32),  # all and lists flat only below 32 pairs a candidate
+    "flat32": engine.Balance(flat_below=32, unroll_min_k=4),  # allk4, lists flat below 32 pairs a candidate
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)

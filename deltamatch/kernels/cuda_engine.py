@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -332,12 +332,18 @@ class Balance:
     sized from the deferred total (`AUTO_CHUNK_SHARE` per resident warp).
     unroll: the last two levels of a counting task, and the single level of k = 3 tasks across up to
     32 tasks, as one flat list of items over the lanes.
+    unroll_min_k (with unroll): the fewest pattern vertices of a plan table whose counting tasks
+    (k >= 4) unroll; a table of 4 <= k < unroll_min_k runs as with unroll off (`for_pattern`).  At
+    k = 4 the last two levels are level 2's set, a hub's row, and level 3: the pair lists are long
+    and their owner searches cost more than the lanes they fill.  5, the default: on RMAT-20 batches
+    splitting alone ran the 4-clique, diamond and 4-cycle 1.24-1.56x faster than every list flat,
+    while the house (k = 5) needs unrolling for its memo (0.45-0.56x without; session 27).
     flat_below (with unroll, k >= 4): a task's last two levels run as the flat pair list only when
     its level-(k-2) candidates average fewer than `flat_below` pairs each (0, the default: always),
     else w by w (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build
     and the builds without pair_window or list_checks run every list flat (they spill with the
     choice).  At 32 on RMAT-20 batches (session 27): the 4-clique, diamond and 4-cycle 1.10-1.27x
-    faster, the RMAT-18 house 0.80x; off by default until its GPU tests have run in full.
+    faster than every list flat but no faster than splitting alone, the RMAT-18 house 0.80x.
     steal (with unroll, k >= 4): a flat pair list of at least `share_pairs` pairs is published, and
     warps that run out of tasks join it, claiming pieces of it (match_shared; PGMiner's warp
     stealing at the last two levels).
@@ -405,6 +411,7 @@ class Balance:
     defer_cost: int = 2048
     chunk: int = 0
     unroll: bool = True
+    unroll_min_k: int = 5
     flat_below: int = 0
     steal: bool = True
     share_pairs: int = 2048
@@ -422,6 +429,13 @@ class Balance:
     memo_overlap: bool = False
     memo_share: bool = True
     cost_by_set: bool = True
+
+    def for_pattern(self, k: int) -> Balance:
+        """The switches a plan table of `k`-vertex patterns runs under: unroll (and with it steal
+        and last_memo, which need it) off where 4 <= k < unroll_min_k."""
+        if self.unroll and 4 <= k < self.unroll_min_k:
+            return replace(self, unroll=False)
+        return self
 
     def unroll_limit(self) -> int:
         """match.cu's `unroll`: flat pair lists where a candidate averages fewer pairs (0: never)."""
@@ -880,6 +894,7 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     n = last - first
     if n <= 0:
         return None
+    balance = balance.for_pattern(plans.k)
     if graph.max_degree is not None:
         width = max(1, graph.max_degree)
     else:
@@ -1026,6 +1041,7 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
     `counts` (optional) per task and returns the total."""
     cp = cupy()
     main = cp.cuda.get_current_stream()
+    balance = balance.for_pattern(p.k)
     total = 0
     beside = None  # the memo's run on its own stream, with what it reads, until it is finished
     try:

@@ -52,6 +52,7 @@ MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the me
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
 MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks per warp (0, default: none)
 FLAT_BELOW_ENV = "DELTAMATCH_GPU_FLAT_BELOW"  # pairs a candidate below which lists run flat (0: always)
+UNROLL_MIN_K_ENV = "DELTAMATCH_GPU_UNROLL_MIN_K"  # the fewest pattern vertices that unroll (default 5)
 COST_BY_SET_ENV = "DELTAMATCH_GPU_COST_BY_SET"  # "1" (default) or "0": chunk costs bounded by the set
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
@@ -84,7 +85,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_PAIR_FILTER,
     DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
-    DELTAMATCH_GPU_FLAT_BELOW and DELTAMATCH_GPU_COST_BY_SET select
+    DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K and DELTAMATCH_GPU_COST_BY_SET select
     (defaults: all on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
@@ -99,6 +100,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     switches["flat_below"] = _count(env, FLAT_BELOW_ENV, engine.Balance.flat_below)
+    switches["unroll_min_k"] = _count(env, UNROLL_MIN_K_ENV, engine.Balance.unroll_min_k)
     if split == "auto":
         return engine.Balance(**switches)
     try:

@@ -282,7 +282,10 @@ def balances():
     """Every combination of the load-balance switches (stealing acts on unrolled pair lists only),
     the pair loop without its window, seeds as given, changed pairs without the pair table or the
     pair filter and a pair list's checks made per pair; tiny thresholds, so that deferral and work
-    sharing act on small graphs."""
+    sharing act on small graphs.  Every one unrolls 4-vertex patterns too (unroll_min_k 4), but
+    `mink5`, the default rule."""
+    from dataclasses import replace
+
     from deltamatch.kernels.cuda_engine import Balance
 
     out = {}
@@ -320,6 +323,8 @@ def balances():
     out["memo-share0"] = Balance(defer_cost=2, share_pairs=1, memo_share=False)  # its flushes unshared
     # a memo of one width's keys, which hub tasks can fill within the task (asserted on RMAT-10 below)
     out["memo-flush"] = Balance(split=False, share_pairs=1, memo_factor=1)
+    out = {name: replace(balance, unroll_min_k=4) for name, balance in out.items()}
+    out["mink5"] = Balance(defer_cost=2, share_pairs=1)
     return out
 
 
@@ -468,7 +473,8 @@ def test_swapped_seeds_keep_every_task_count(name: str, induced: bool, swap: boo
 def test_idle_warps_join_a_long_pair_list() -> None:
     """The seed of K(100, 100) with the most 4-cycles alone (two tasks, one block): its last two
     levels hold thousands of pairs, so the block's other warps find the queue empty and join the
-    published list; the counts still equal the CPU engine's."""
+    published list; the counts still equal the CPU engine's.  At the default unroll_min_k (5) the
+    4-cycle does not unroll: nothing is published, the counts are the same."""
     from deltamatch.kernels import cuda_engine
 
     side = 100
@@ -479,11 +485,15 @@ def test_idle_warps_join_a_long_pair_list() -> None:
     best = int(np.argmax(cpu_engine.count_tasks(g.view(), pat, every, batch0)))
     tasks = TaskList.static(np.asarray([[every.u[best], every.v[best]]]))
     want = cpu_engine.count_tasks(g.view(), pat, tasks, batch0)
-    stats = cuda_engine.KernelStats()
-    balance = cuda_engine.Balance(split=False, share_pairs=1024)
+    stats, walked = cuda_engine.KernelStats(), cuda_engine.KernelStats()
+    balance = cuda_engine.Balance(split=False, share_pairs=1024, unroll_min_k=4)
     got = cuda_engine.count_tasks(g.view(), pat, tasks, batch0, balance=balance, stats=stats)
     np.testing.assert_array_equal(got, want)
     assert want.sum() > 0 and stats.published > 0 and stats.joins > 0 and stats.shared > 0
+    default = cuda_engine.Balance(split=False)
+    by_default = cuda_engine.count_tasks(g.view(), pat, tasks, batch0, balance=default, stats=walked)
+    np.testing.assert_array_equal(by_default, want)
+    assert walked.published == 0 and walked.tasks > 0
 
 
 @pytest.mark.parametrize("induced", [False, True])

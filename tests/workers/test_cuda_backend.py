@@ -82,6 +82,16 @@ def test_flat_below_knob() -> None:
         balance_from_env({"DELTAMATCH_GPU_FLAT_BELOW": "-1"})
 
 
+def test_unroll_min_k_knob() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_UNROLL_MIN_K": "4"}) == Balance(unroll_min_k=4)
+    default = Balance()
+    assert default.unroll_min_k == 5 and default.for_pattern(5) == default == default.for_pattern(3)
+    assert default.for_pattern(4) == Balance(unroll=False) and Balance(unroll_min_k=4).for_pattern(4).unroll
+    assert Balance(unroll_min_k=6).for_pattern(5).unroll_limit() == 0
+    with pytest.raises(ValueError, match="UNROLL_MIN_K"):
+        balance_from_env({"DELTAMATCH_GPU_UNROLL_MIN_K": "four"})
+
+
 def test_list_checks_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
 
