@@ -10,7 +10,7 @@
 //
 // One side of a batch (the deletions on G_old, then the insertions on G_new): tt_mark gives the
 // side's pairs their slots and ranks (tt_insert does for insertions), tt_side_triangles finds every
-// triangle through a pair, a warp per pair (the shorter row's members searched in the longer), and
+// triangle through a pair, a warp per piece of the shorter row (its members looked up in the longer), and
 // adds it to d of its three edges once, at the lowest-ranked changed pair it holds (the rank rule of
 // plan_table.py's BatchView); each slot whose d left 0 is listed.  tt_settle then sums
 // +-(C(t + d, 2) - C(t, 2)) over the listed slots and applies d; on the deletion side a deleted
@@ -65,27 +65,43 @@ __device__ __forceinline__ void tt_bump(int* d, dm_i64 s, int by, dm_i64* listed
 }
 
 // The side's triangles, each added to d of its three edges at its lowest-ranked changed pair (above).
+// A warp per piece of a pair's shorter row, so that a hub pair's long intersection is shared among
+// warps instead of setting the launch's length alone: pair i has pieces [first[i], first[i + 1])
+// (first[n] = n_pieces), each `piece` members long but its last, which runs to the row's end.  A
+// member is looked up in the longer row's hub bitmap where that row has one (hub_row, nullptr: none
+// has), else by binary search.
 extern "C" __global__ void tt_side_triangles(const dm_i64* offsets, const int* degree, const int* pool,
-                                             const dm_u64* keys, int bits, const int* a, const int* b,
-                                             const dm_i64* slot, int n, const int* rank, int* d,
+                                             const unsigned* const* hub_row, const dm_u64* keys, int bits,
+                                             const int* a, const int* b, const int* first, int n_pieces,
+                                             int piece, const dm_i64* slot, int n, const int* rank, int* d,
                                              dm_i64* listed, unsigned long long* n_listed) {
     const int lane = threadIdx.x & 31;
     const int warps = gridDim.x * (blockDim.x >> 5);
-    for (int i = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); i < n; i += warps) {
+    for (int c = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); c < n_pieces; c += warps) {
+        const int i = dm_lower_bound(first, n, (dm_i64)c + 1) - 1;  // first is increasing: every pair has a piece
         int u = a[i], v = b[i];
         if (degree[u] > degree[v]) {
-            const int c = u;
+            const int t = u;
             u = v;
-            v = c;
+            v = t;
         }
         const int* short_row = pool + offsets[u];
         const int* long_row = pool + offsets[v];
-        const int short_len = degree[u], long_len = degree[v];
+        const int long_len = degree[v];
+        const unsigned* hub = hub_row != nullptr ? hub_row[v] : nullptr;
+        const int lo = (c - first[i]) * piece;
+        const int hi = c + 1 < (i + 1 < n ? first[i + 1] : n_pieces) ? min(lo + piece, degree[u]) : degree[u];
         int found = 0;
-        for (int j = lane; j < short_len; j += 32) {
+        for (int j = lo + lane; j < hi; j += 32) {
             const int w = short_row[j];
-            const int at = dm_lower_bound(long_row, long_len, w);
-            if (at < long_len && long_row[at] == w) {
+            bool common;
+            if (hub != nullptr) {
+                common = (hub[w >> 5] >> (w & 31)) & 1u;
+            } else {
+                const int at = dm_lower_bound(long_row, long_len, w);
+                common = at < long_len && long_row[at] == w;
+            }
+            if (common) {
                 const dm_i64 su = dm_pair_find(keys, bits, dm_pair_key(u, w));
                 const dm_i64 sv = dm_pair_find(keys, bits, dm_pair_key(v, w));
                 const unsigned ru = (unsigned)rank[su], rv = (unsigned)rank[sv];  // -1: above every i

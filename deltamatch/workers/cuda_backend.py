@@ -256,6 +256,12 @@ class GpuGraph:
             self._hub_edges = self.num_edges
         return view._replace(hub_row=self._hub_view.hub_row, hub_bits=self._hub_view.hub_bits)
 
+    @property
+    def hub_rows(self):
+        """The hub bitmaps' row pointers (`with_hub_bitmaps`' hub_row) as the last `view` built them
+        and every apply since kept them current, None while there are none."""
+        return None if self._hub_view is None else self._hub_view.hub_row
+
     def ensure_vertices(self, n: int) -> None:
         """Room for internal ids below n (new vertices: empty rows)."""
         cp = self._cp

@@ -11,7 +11,7 @@ deletion side on G_old and the insertion side on G_new.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -25,6 +25,20 @@ BUILD_LOAD = 0.4  # keys per slot when the table is built; it is built again pas
 MAX_LOAD = 0.7  # linear probing's expected probes per hit, (1 + 1 / (1 - load)) / 2 (Knuth), stay below 2.2
 MIN_BITS = 10
 THREADS = 256
+# Members of a pair's shorter row one warp looks up (tt_side_triangles' pieces): 8 warp steps.
+PIECE = 256
+HUB_LOOKUPS = True  # whether a member is looked up in the longer row's hub bitmap, where it has one
+
+
+class _Side(NamedTuple):
+    """One side's pairs on the device (ends a, b; `first`: each pair's first piece) for
+    tt_side_triangles, their pieces in all, and a bound on the slots their triangles touch."""
+
+    a: Any
+    b: Any
+    first: Any
+    pieces: int
+    bound: int
 
 
 class TriangleTable:
@@ -68,12 +82,12 @@ class TriangleTable:
         if n == 0:
             return 0
         cp = self._cp
-        a, b, bound = self._ends(rows, pairs)
+        side = self._ends(rows, pairs)
         slot = cp.empty(n, dtype=cp.int64)
         engine.kernel("triangle_table.cu", "tt_mark")(
             (engine.grid_blocks(n),), (THREADS,),
-            (self.keys, np.int32(self.bits), a, b, np.int64(n), self.rank, slot))
-        total = self._side(rows, a, b, slot, bound, -1)
+            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(n), self.rank, slot))
+        total = self._side(rows, side, slot, -1)
         engine.kernel("triangle_table.cu", "tt_delete")(
             (engine.grid_blocks(n),), (THREADS,), (self.keys, self.t, self.rank, slot, np.int64(n), total))
         removed = int(total.get()[0])
@@ -92,13 +106,13 @@ class TriangleTable:
             self.rebuild(rows)
             return self.diamonds - before
         cp = self._cp
-        a, b, bound = self._ends(rows, pairs)
+        side = self._ends(rows, pairs)
         slot = cp.empty(n, dtype=cp.int64)
         engine.kernel("triangle_table.cu", "tt_insert")(
             (engine.grid_blocks(n),), (THREADS,),
-            (self.keys, np.int32(self.bits), a, b, np.int64(n), engine.NULL, self.t, self.rank, np.int32(1),
-             slot))
-        total = self._side(rows, a, b, slot, bound, 1)
+            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(n), engine.NULL, self.t, self.rank,
+             np.int32(1), slot))
+        total = self._side(rows, side, slot, 1)
         engine.kernel("triangle_table.cu", "tt_unrank")(
             (engine.grid_blocks(n),), (THREADS,), (self.rank, slot, np.int64(n)))
         added = int(total.get()[0])
@@ -106,28 +120,32 @@ class TriangleTable:
         self.diamonds += added
         return added
 
-    def _ends(self, rows: GpuGraph, pairs: np.ndarray):
-        """The pairs' ends on the device, and a bound on the slots their triangles touch: two per
-        common neighbour and one per pair, from the rows' degrees as the host holds them."""
+    def _ends(self, rows: GpuGraph, pairs: np.ndarray) -> _Side:
+        """The pairs on the device, each with its pieces of PIECE members of its shorter row, from
+        the rows' degrees as the host holds them, and a bound on the slots their triangles touch:
+        two per common neighbour and one per pair."""
         pairs = np.asarray(pairs, dtype=np.int32).reshape(-1, 2)
         deg = rows.host_degree
         common = np.minimum(deg[pairs[:, 0]], deg[pairs[:, 1]]).astype(np.int64)
-        bound = int(2 * common.sum()) + pairs.shape[0]
-        a, b = engine.upload(np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]))
-        return a, b, bound
+        pieces = np.maximum(1, -(-common // PIECE))
+        first = (np.cumsum(pieces) - pieces).astype(np.int32)
+        a, b, on_device = engine.upload(np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]),
+                                        first)
+        return _Side(a, b, on_device, int(pieces.sum()), int(2 * common.sum()) + pairs.shape[0])
 
-    def _side(self, rows: GpuGraph, a, b, slot, bound: int, sign: int):
+    def _side(self, rows: GpuGraph, side: _Side, slot, sign: int):
         """One side's triangles into `pending`, then settled into t: the device's uint64 total."""
         cp = self._cp
-        n = int(a.shape[0])
-        listed = cp.empty(max(bound, 1), dtype=cp.int64)
+        listed = cp.empty(max(side.bound, 1), dtype=cp.int64)
         n_listed = cp.zeros(1, dtype=cp.uint64)
         total = cp.zeros(1, dtype=cp.uint64)
+        hub = rows.hub_rows if HUB_LOOKUPS else None
         engine.kernel("triangle_table.cu", "tt_side_triangles")(
-            (engine.grid_blocks(n, THREADS // 32),), (THREADS,),
-            (rows.offsets, rows.degree, rows.pool, self.keys, np.int32(self.bits), a, b, slot, np.int32(n),
-             self.rank, self.pending, listed, n_listed))
+            (engine.grid_blocks(side.pieces, THREADS // 32),), (THREADS,),
+            (rows.offsets, rows.degree, rows.pool, engine.NULL if hub is None else hub, self.keys,
+             np.int32(self.bits), side.a, side.b, side.first, np.int32(side.pieces), np.int32(PIECE), slot,
+             np.int32(side.a.shape[0]), self.rank, self.pending, listed, n_listed))
         engine.kernel("triangle_table.cu", "tt_settle")(
-            (engine.grid_blocks(bound),), (THREADS,),
+            (engine.grid_blocks(side.bound),), (THREADS,),
             (self.t, self.pending, self.rank, listed, n_listed, np.int32(sign), total))
         return total

@@ -85,15 +85,23 @@ def table_contents(table: triangle_table.TriangleTable) -> dict[tuple[int, int],
 
 @pytest.mark.gpu
 @needs_gpu
-def test_kept_triangles_equal_a_recount_through_batches() -> None:
+@pytest.mark.parametrize("piece, hub_min_degree", [(triangle_table.PIECE, None), (2, 8)])
+def test_kept_triangles_equal_a_recount_through_batches(piece: int, hub_min_degree: int | None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """After a bulk load and every mixed batch (new vertices, hubs): every edge's t equals its
     triangles, the table holds exactly the edges, and the diamonds each batch destroyed and
     created equal the recounts' differences (G_mid = G_old - D); the table is built again when
-    insertions would fill it."""
+    insertions would fill it.  Also with pieces of 2 members, so that a pair's shorter row is
+    split among many warps, and with hub bitmaps (rows of degree 8 and more) for its lookups."""
+    monkeypatch.setattr(triangle_table, "PIECE", piece)
     rng = np.random.default_rng(31)
     device, host = CudaGraph(), DynamicGraph()
     device.rows.keep_triangles(True)
     follow(device, host, rng, 1, 120, inserts=500, deletes=0)
+    if hub_min_degree is not None:
+        monkeypatch.setattr(engine, "HUB_MIN_DEGREE", hub_min_degree)
+        device.rows.view()
+        assert int((device.rows.hub_rows != 0).sum()) > 3
     table = device.rows.triangles
     assert table_contents(table) == host_triangles(host)
     assert device.rows.last_diamonds == (0, diamonds(host_triangles(host)))
@@ -105,6 +113,8 @@ def test_kept_triangles_equal_a_recount_through_batches() -> None:
         middle.add_vertices(host.vertices.external)
         middle.apply(middle.normalize(host.edges(), None))
         middle.apply(middle.normalize(None, host.vertices.external[batch.deleted]))
+        if hub_min_degree is not None:
+            device.rows.view()  # bitmaps again where new vertices dropped them (ensure_vertices)
         device.apply(batch)
         host.apply(batch)
         mid, new = diamonds(host_triangles(middle)), diamonds(host_triangles(host))
