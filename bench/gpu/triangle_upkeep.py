@@ -58,6 +58,7 @@ def main() -> int:
     n_del = int(round(args.batch * args.delete_fraction))
     n_ins = args.batch - n_del
     times = {(s, way): [] for s in SETTINGS for way in ("batch", "inverse")}
+    first = next(iter(SETTINGS))
     for b in range(args.batches):
         inserted = edges[cut + b * n_ins: cut + (b + 1) * n_ins]
         deleted = edges[b * n_del: (b + 1) * n_del]
@@ -67,19 +68,18 @@ def main() -> int:
                 triangle_table.PIECE, triangle_table.HUB_LOOKUPS = piece, hubs
                 try:
                     runs = []
-                    for way, (gone, came) in (("batch", (deleted, inserted)), ("inverse", (inserted, deleted))):
+                    for way, gone, came in (("batch", deleted, inserted), ("inverse", inserted, deleted)):
                         g.apply(gone, came)
                         runs.append(g.last_diamonds)
                         if round_:
                             times[setting, way].append(g.triangle_seconds)
                 finally:
-                    triangle_table.PIECE, triangle_table.HUB_LOOKUPS = SETTINGS["pieces+hubs"]
+                    triangle_table.PIECE, triangle_table.HUB_LOOKUPS = SETTINGS[first]
                 want = runs if want is None else want
                 if runs != want:
-                    raise SystemExit(f"batch {b}: {setting} gave diamonds {runs}, {next(iter(SETTINGS))} {want}")
+                    raise SystemExit(f"batch {b}: {setting} gave diamonds {runs}, {first} {want}")
         print(f"batch {b}: diamonds destroyed, created {want[0]}, inverse {want[1]}", flush=True)
     print(f"table rebuilds {g.triangles.rebuilds - 1} (a rebuild in a timed run would dominate it)")
-    first = next(iter(SETTINGS))
     for way in ("batch", "inverse"):
         base = float(np.median(times[first, way]))
         print(f"{way} upkeep (median of {len(times[first, way])}):")
