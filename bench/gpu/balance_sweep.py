@@ -25,13 +25,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
-from bench_gpu import balance_note, device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
+from bench_gpu import balance_note, device_batch_view, loaded_rmat, median_lines, shared_plan_tables  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
@@ -139,11 +137,8 @@ def main() -> int:
                     print(f"batch {b} {name} {setting}: {balance_note(stats)}")
         print(f"batch {b} done", flush=True)
     for name in names:
-        base = float(np.median(times[name, "default"]))
         print(f"{name}:")
-        for setting in settings:
-            ms = float(np.median(times[name, setting]))
-            print(f"  {setting:<14} {ms * 1e3:9.2f} ms  {base / ms:5.2f}x default")
+        print("\n".join(median_lines({setting: times[name, setting] for setting in settings}, "default")))
     return 0
 
 

@@ -270,6 +270,17 @@ BALANCES = {
 }
 
 
+def median_lines(times: dict[str, list[float]], base: str) -> list[str]:
+    """Per setting of `times` (name -> seconds of its runs), its median in ms and the `base`
+    setting's median over it (how many times faster it ran): the sweeps' summary lines."""
+    reference = float(np.median(times[base]))
+    lines = []
+    for name, runs in times.items():
+        ms = float(np.median(runs)) * 1e3
+        lines.append(f"  {name:<14} {ms:9.3f} ms  {reference * 1e3 / ms:5.2f}x {base}")
+    return lines
+
+
 def balance_note(stats: engine.KernelStats) -> str:
     """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts,
     each launch's busiest warp, and the longest launch's warps: how many, how many idle, their

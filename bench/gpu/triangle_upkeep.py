@@ -21,12 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gpu import loaded_rmat  # noqa: E402
+from bench_gpu import loaded_rmat, median_lines  # noqa: E402
 
 from deltamatch.workers import triangle_table  # noqa: E402
 
@@ -81,11 +79,8 @@ def main() -> int:
         print(f"batch {b}: diamonds destroyed, created {want[0]}, inverse {want[1]}", flush=True)
     print(f"table rebuilds {g.triangles.rebuilds - 1} (a rebuild in a timed run would dominate it)")
     for way in ("batch", "inverse"):
-        base = float(np.median(times[first, way]))
         print(f"{way} upkeep (median of {len(times[first, way])}):")
-        for setting in SETTINGS:
-            ms = float(np.median(times[setting, way]))
-            print(f"  {setting:<12} {ms * 1e3:8.3f} ms  {base / ms:5.2f}x {first}")
+        print("\n".join(median_lines({setting: times[setting, way] for setting in SETTINGS}, first)))
     return 0
 
 
