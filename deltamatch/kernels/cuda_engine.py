@@ -335,9 +335,10 @@ class Balance:
     unroll_min_k (with unroll): the fewest pattern vertices of a plan table whose counting tasks
     (k >= 4) unroll; a table of 4 <= k < unroll_min_k runs as with unroll off (`for_pattern`).  At
     k = 4 the last two levels are level 2's set, a hub's row, and level 3: the pair lists are long
-    and their owner searches cost more than the lanes they fill.  5, the default: on RMAT-20 batches
-    splitting alone ran the 4-clique, diamond and 4-cycle 1.24-1.56x faster than every list flat,
-    while the house (k = 5) needs unrolling for its memo (0.45-0.56x without; session 27).
+    and their owner searches cost more than the lanes they fill.  5, the default: against 4 (every
+    table unrolled) the 4-clique, diamond and 4-cycle ran 1.13-1.30x faster on RMAT-20 batches of
+    1,000 and 1.26-1.42x on RMAT-22 at 10^4 (docs/GPU.md, session 28), while the house (k = 5)
+    needs unrolling for its memo (0.45-0.56x without; session 27).
     flat_below (with unroll, k >= 4): a task's last two levels run as the flat pair list only when
     its level-(k-2) candidates average fewer than `flat_below` pairs each (0, the default: always),
     else w by w (PGMiner's dynamic unrolling; match.cu's finish_last_two).  The statistics build
