@@ -656,15 +656,30 @@ def with_hub_bitmaps(graph: DeviceGraph, min_degree: int | None = None,
 HOST_ORDER_MAX_TASKS = 8192  # up to this many, numpy's argsort beats a device sort's launches (74 us, dev VM)
 
 
-def heavy_first(graph: DeviceGraph, tasks: DeviceTasks, host_tasks: TaskList | None = None):
-    """Task order by decreasing min(deg u, deg v), so the longest tasks start first: on the host
-    for a short host task list over a graph whose degrees the host keeps, else on the device."""
+def heavy_first(graph: DeviceGraph, tasks: DeviceTasks):
+    """Task order by decreasing min(deg u, deg v), so the longest tasks start first (int64)."""
     cp = cupy()
-    if host_tasks is not None and graph.host_degree is not None and tasks.size <= HOST_ORDER_MAX_TASKS:
-        cost = np.minimum(graph.host_degree[host_tasks.u], graph.host_degree[host_tasks.v])
-        return cp.asarray(np.argsort(-cost.astype(np.int64)))
     cost = cp.minimum(graph.degree[tasks.u], graph.degree[tasks.v])
     return cp.argsort(-cost.astype(cp.int64)).astype(cp.int64)
+
+
+def host_heavy_first(host_degree: np.ndarray, tasks: TaskList) -> np.ndarray:
+    """`heavy_first` on the host, from the degrees the host keeps."""
+    cost = np.minimum(host_degree[tasks.u], host_degree[tasks.v])
+    return np.argsort(-cost.astype(np.int64))
+
+
+def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | DeviceTasks,
+                   balance: Balance) -> tuple[DeviceTasks, Any]:
+    """The tasks on the device and, where they run heavy-first as one part (`_memo_parts`) from a
+    short host list over a graph whose degrees the host keeps, their order, uploaded in the tasks'
+    copy: a count pays one pageable copy instead of two (None: ordered per part, on the device)."""
+    if (isinstance(tasks, TaskList) and balance.heavy_first and 2 <= tasks.size <= HOST_ORDER_MAX_TASKS
+            and graph.host_degree is not None and not _splits_memo(plans, balance.for_pattern(plans.k))):
+        *arrays, order = upload(*(a.astype(np.int32, copy=False) for a in tasks),
+                                host_heavy_first(graph.host_degree, tasks))
+        return DeviceTasks(*arrays), order
+    return device_tasks(tasks), None
 
 
 HOLD_NS = 200_000  # longer than CuPy takes to pack a match launch's arguments (tens of microseconds)
@@ -746,7 +761,8 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
-def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, by_set: bool = False):
+def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, by_set: bool = False,
+                 n_items: int | None = None):
     """Chunks of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set`
     1 + min(deg(w), the set's length): `Balance.cost_by_set`), at least
     MIN_CHUNK_COST each and `share` in all: (entry, lo, hi) in set order, the
@@ -755,10 +771,11 @@ def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, by_set: bool
     _chunk_heads, _chunk_records) between two scans, a compaction and the sort, where elementwise
     CuPy took a launch per step (with the plan and task uploads, a RMAT-20 4-clique count went from
     115 launches to 53: timeline.py); the target is worked out on the device and phase 1 reads the
-    chunks through the order, so the host waits once, for the number of chunks."""
+    chunks through the order, so the host waits once, for the number of chunks; twice where the
+    caller does not know `n_items`, the deferred sets' total length."""
     cp = cupy()
     ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
-    n_items = int(ends[-1])
+    n_items = int(ends[-1]) if n_items is None else n_items
     cost = cp.empty(n_items, dtype=cp.int64)
     owner = cp.empty(n_items, dtype=cp.int32)
     threads = 256
@@ -934,9 +951,14 @@ def finish_match(started: _Started) -> int:
             entry, lo, hi, order, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
         else:
             share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
+            # Where every task that took arena space was recorded (neither the arena nor the records
+            # ran out), the arena's fill is the deferred sets' total length.
+            filled = int(got[ARENA_USED])
+            whole = int(got[DEFERRED]) <= run.deferred.cap and filled <= run.deferred.arena.shape[0]
             entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
                                                           started.shape.warps * share,
-                                                          balance.cost_by_set and run.plans.set_bounded)
+                                                          balance.cost_by_set and run.plans.set_bounded,
+                                                          filled if whole else None)
         if run.stats is not None:
             run.stats.chunks += n_chunks
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
@@ -1000,16 +1022,21 @@ def _deferred_buffers(defer_cost: int, counters) -> _Deferred:
                      cp.empty(cap, dtype=cp.int64), cp.empty(cap, dtype=cp.int32), n, cap, defer_cost)
 
 
-def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance, host_tasks: TaskList | DeviceTasks):
+def _order(graph: DeviceGraph, tasks: DeviceTasks, balance: Balance):
     if not balance.heavy_first or tasks.size < 2:
         return None
-    return heavy_first(graph, tasks, host_tasks if isinstance(host_tasks, TaskList) else None)
+    return heavy_first(graph, tasks)
+
+
+def _splits_memo(plans: DevicePlans, balance: Balance) -> bool:
+    """Whether a count under `balance` (for_pattern's) runs the tasks of memo plans apart."""
+    return balance.last_memo and balance.unroll and plans.memos
 
 
 def _memo_parts(plans: DevicePlans, tasks: DeviceTasks, balance: Balance) -> list[tuple[Any, bool]]:
     """The tasks' indices (None: all of them) each counting launch takes, and whether it is the memo's
     (`Balance.last_memo`: the tasks of memo plans apart from the rest, first)."""
-    if not (balance.last_memo and balance.unroll and plans.memos and tasks.plan is not None):
+    if not (_splits_memo(plans, balance) and tasks.plan is not None):
         return [(None, False)]
     cp = cupy()
     memo = plans.memo[tasks.plan] != 0
@@ -1035,11 +1062,11 @@ def memo_stream():
 
 
 def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
-                 host_tasks: TaskList | DeviceTasks, balance: Balance, stats: KernelStats | None,
-                 budget_s: float | None) -> int:
+                 order, balance: Balance, stats: KernelStats | None, budget_s: float | None) -> int:
     """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`): first,
     or with `Balance.memo_overlap` queued on a stream of its own and finished after the rest; fills
-    `counts` (optional) per task and returns the total."""
+    `counts` (optional) per task and returns the total.  `order`: the whole list's heavy-first order
+    when it runs as one part (`uploaded_tasks`; None: each part ordered on the device)."""
     cp = cupy()
     main = cp.cuda.get_current_stream()
     balance = balance.for_pattern(p.k)
@@ -1047,13 +1074,13 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
     beside = None  # the memo's run on its own stream, with what it reads, until it is finished
     try:
         for index, memo in _memo_parts(p, t, balance):
-            part, part_counts, order_by = t, counts, host_tasks
+            part, part_counts = t, counts
             if index is not None:
-                part = order_by = _take(t, index)
+                part = _take(t, index)
                 part_counts = None if counts is None else cp.zeros(part.size, dtype=cp.int64)
             if part.size == 0:
                 continue
-            perm = _order(g, part, balance, order_by)
+            perm = order if index is None and order is not None else _order(g, part, balance)
             if memo and balance.memo_overlap:
                 stream = memo_stream()
                 stream.wait_event(main.record())  # the part, its counts and order come from the main stream
@@ -1084,10 +1111,10 @@ def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
                 stats: KernelStats | None = None, budget_s: float | None = None) -> np.ndarray:
     """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`."""
-    t = device_tasks(tasks)
+    g, p = device_graph(graph), _plans(plans)
+    t, order = uploaded_tasks(g, p, tasks, balance)
     counts = cupy().zeros(t.size, dtype=cupy().int64)
-    _count_parts(device_graph(graph), _plans(plans), t, device_batch(batch), check_other, counts, tasks,
-                 balance, stats, budget_s)
+    _count_parts(g, p, t, device_batch(batch), check_other, counts, order, balance, stats, budget_s)
     return counts.get()
 
 
@@ -1095,8 +1122,9 @@ def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
                 stats: KernelStats | None = None, budget_s: float | None = None) -> int:
     """The sum of `count_tasks` without per-task counts (static counting)."""
-    return _count_parts(device_graph(graph), _plans(plans), device_tasks(tasks), device_batch(batch),
-                        check_other, None, tasks, balance, stats, budget_s)
+    g, p = device_graph(graph), _plans(plans)
+    t, order = uploaded_tasks(g, p, tasks, balance)
+    return _count_parts(g, p, t, device_batch(batch), check_other, None, order, balance, stats, budget_s)
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,

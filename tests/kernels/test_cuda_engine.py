@@ -357,6 +357,47 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
         g.view(), pat.batch, tasks, view, induced, balance=setting))
 
 
+@pytest.mark.parametrize("name", ["4-clique", "house"])
+def test_a_short_host_task_list_is_ordered_on_the_host_in_the_tasks_copy(name: str) -> None:
+    """uploaded_tasks: a host list that runs as one part gets its heavy-first order beside it
+    (decreasing min(deg u, deg v)); the house's, whose memo plans run apart, is ordered per part."""
+    from deltamatch.kernels import cuda_engine
+
+    g = loaded_graph(random_edges(np.random.default_rng(6), 60, 300, hubs=3))
+    table = plans_of(name, False).batch
+    changed = g.internal_edges()[:40]
+    tasks = batch_tasks(table, changed, changed.shape[0], OLD)
+    graph = cuda_engine.device_graph(g.view())
+    uploaded, order = cuda_engine.uploaded_tasks(graph, cuda_engine.device_plans(table), tasks,
+                                                 cuda_engine.Balance())
+    np.testing.assert_array_equal(uploaded.u.get(), tasks.u)
+    if name == "house":
+        assert order is None
+        return
+    deg = g.view().degree
+    cost = np.minimum(deg[tasks.u], deg[tasks.v])[order.get()]
+    assert sorted(order.get().tolist()) == list(range(tasks.size)) and (np.diff(cost) <= 0).all()
+
+
+def test_a_full_arena_walks_its_overflow_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an arena of 64 entries most heavy tasks find no room and are walked in phase 0; the
+    deferred sets' length then comes from their records, not the arena's fill: the same counts."""
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(12)
+    g = loaded_graph(random_edges(rng, 60, 400, hubs=3))
+    pat = plans_of("4-clique", False)
+    static = TaskList.static(g.internal_edges())
+    batch0 = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
+    monkeypatch.setattr(cuda_engine, "ARENA_INTS", 64)
+    stats = cuda_engine.KernelStats()
+    balance = cuda_engine.Balance(defer_cost=2)
+    got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, balance=balance, stats=stats)
+    np.testing.assert_array_equal(got, want)
+    assert 0 < stats.deferred < int((want > 0).sum())
+
+
 def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """Below PAIR_TABLE_MIN_PAIRS the batch gets no pair table, and its runs take the build that searches
     the partner lists instead: the same counts."""
