@@ -18,7 +18,6 @@ and per-warp busy spread (`bench_gpu.balance_note`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import fields
@@ -29,7 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
-from bench_gpu import balance_note, device_batch_view, loaded_rmat, median_lines, shared_plan_tables  # noqa: E402
+from bench_gpu import (  # noqa: E402
+    balance_note,
+    device_batch_view,
+    loaded_rmat,
+    median_lines,
+    shared_plan_tables,
+    sweep_parser,
+)
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
@@ -86,11 +92,7 @@ def timed_count(view, plans, tasks, batch, balance: engine.Balance, constants: d
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=1000)
-    ap.add_argument("--batches", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = sweep_parser(__doc__)
     ap.add_argument("--patterns", default="4-clique,diamond,4-cycle")
     ap.add_argument("--settings", default="", help="name:key=value,...;... (default always runs)")
     ap.add_argument("--counters", action="store_true", help="each setting's lanes and busy spread per batch")

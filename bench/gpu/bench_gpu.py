@@ -270,6 +270,17 @@ BALANCES = {
 }
 
 
+def sweep_parser(doc: str, batches: int = 3) -> argparse.ArgumentParser:
+    """The arguments of a sweep over the same RMAT batches (balance_sweep.py, triangle_upkeep.py):
+    the scale, the batch size, the number of batches and the runs per setting."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=1000)
+    ap.add_argument("--batches", type=int, default=batches)
+    ap.add_argument("--repeats", type=int, default=3)
+    return ap
+
+
 def median_lines(times: dict[str, list[float]], base: str) -> list[str]:
     """Per setting of `times` (name -> seconds of its runs), its median in ms and the `base`
     setting's median over it (how many times faster it ran): the sweeps' summary lines."""

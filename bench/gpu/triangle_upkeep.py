@@ -16,7 +16,6 @@ its inverse, and the first setting's time over its own.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gpu import loaded_rmat, median_lines  # noqa: E402
+from bench_gpu import loaded_rmat, median_lines, sweep_parser  # noqa: E402
 
 from deltamatch.workers import triangle_table  # noqa: E402
 
@@ -38,11 +37,7 @@ SETTINGS = {
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=1000)
-    ap.add_argument("--batches", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap = sweep_parser(__doc__)
     ap.add_argument("--delete-fraction", type=float, default=0.1)
     args = ap.parse_args()
     t0 = time.perf_counter()
