@@ -270,13 +270,13 @@ BALANCES = {
 }
 
 
-def sweep_parser(doc: str, batches: int = 3) -> argparse.ArgumentParser:
+def sweep_parser(doc: str) -> argparse.ArgumentParser:
     """The arguments of a sweep over the same RMAT batches (balance_sweep.py, triangle_upkeep.py):
     the scale, the batch size, the number of batches and the runs per setting."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--batch", type=int, default=1000)
-    ap.add_argument("--batches", type=int, default=batches)
+    ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
     return ap
 
