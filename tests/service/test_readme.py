@@ -85,6 +85,14 @@ def test_every_block_is_run_or_says_why_not():
         assert b.skip_reason or b.language in ("sh", "pycon"), f"README.md:{b.line}: ```{b.language} block"
 
 
+def test_every_gpu_switch_is_in_the_configuration_table():
+    """Each DELTAMATCH_GPU_* variable the GPU worker reads has a row of README's configuration table."""
+    source = (ROOT / "deltamatch" / "workers" / "cuda_backend.py").read_text()
+    read = set(re.findall(r'"(DELTAMATCH_GPU_[A-Z0-9_]+)"', source))
+    rows = set(re.findall(r"^\| `(DELTAMATCH_GPU_[A-Z0-9_]+)`", README.read_text(), flags=re.M))
+    assert len(read) > 20 and read <= rows, sorted(read - rows)
+
+
 def test_quick_start_targets_exist():
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^run: .*\n\t\$\(BIN\)/deltamatch serve$", makefile, flags=re.M)
