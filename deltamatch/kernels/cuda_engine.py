@@ -673,7 +673,7 @@ def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | Dev
                    balance: Balance) -> tuple[DeviceTasks, Any]:
     """The tasks on the device and, where they run heavy-first as one part (`_memo_parts`) from a
     short host list over a graph whose degrees the host keeps, their order, uploaded in the tasks'
-    copy: a count pays one pageable copy instead of two (None: ordered per part, on the device)."""
+    copy: a count makes one copy instead of two (None: ordered per part, on the device)."""
     if (isinstance(tasks, TaskList) and balance.heavy_first and 2 <= tasks.size <= HOST_ORDER_MAX_TASKS
             and graph.host_degree is not None and not _splits_memo(plans, balance.for_pattern(plans.k))):
         *arrays, order = upload(*(a.astype(np.int32, copy=False) for a in tasks),
