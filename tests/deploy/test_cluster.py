@@ -52,10 +52,28 @@ ENTRYPOINT = ROOT / "deploy" / "entrypoint.sh"
 START_TIMEOUT = 300.0
 
 
+# Ports handed out below the kernel's ephemeral range and above Ray's worker ports (10002-19999):
+# a port the kernel picks (bind to 0) comes from the range that the Ray processes starting beside
+# the clusters draw from too, and one of them took the service's before it listened (CI, session
+# 28: "cannot listen on 127.0.0.1:44379: Address already in use").
+PORTS_FROM = 20000
+_handed_out: set[int] = set()
+
+
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port free now, outside the ephemeral range and not handed out before."""
+    ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(PORTS_FROM, max(ephemeral, PORTS_FROM + 1000)), 200):
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free port from {PORTS_FROM} in 200 tries")
 
 
 def _session_of(pid: int) -> int | None:
