@@ -232,9 +232,9 @@ def _per_position(values: np.ndarray) -> np.ndarray:
 
 def upload(*arrays: np.ndarray) -> list:
     """1-D host arrays copied to the device in one copy, as device views in order: a copy costs
-    the host 0.1-0.15 ms whatever its size (a pageable copy on the H200's host, session 14's
-    calls 5 and 6).  Each array starts at a multiple of 8 bytes of one buffer, so the views may
-    differ in dtype."""
+    the host 0.1-0.15 ms whatever its size (CuPy's copy from a host array on the H200's host,
+    session 14's calls 5 and 6; the timelines name it pinned to device: CuPy stages it).  Each
+    array starts at a multiple of 8 bytes of one buffer, so the views may differ in dtype."""
     starts = np.cumsum([0] + [-(-a.nbytes // 8) * 8 for a in arrays]).tolist()
     packed = np.empty(starts[-1], dtype=np.uint8)
     for a, start in zip(arrays, starts, strict=False):

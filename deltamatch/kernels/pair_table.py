@@ -9,7 +9,7 @@ in L1 and a probe is an L2 read, equal at 10^4, 1.15x faster at 10^5; so only ba
 cuda_engine.PAIR_TABLE_MIN_PAIRS changed pairs get one.
 
 Every batch also gets a filter of its changed pairs (`changed_pair_filter`, a blocked Bloom
-filter: two bits of one 32-bit word per pair), small enough to stay in L1: `batch_rank` reads it
+filter: two bits of one 32-bit word per pair; 32 KB at 10^4 pairs): `batch_rank` reads it
 first, and only a pair it passes costs the table's probes or the partner search.  Most pairs
 asked are not changed (Nsight Compute on the RMAT-20 4-cycle at 10^4: the misses' 2.7 probes and
 the b_slot read before them held 26% of the kernel's stall samples, docs/GPU.md session 27).
