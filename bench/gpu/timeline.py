@@ -89,9 +89,9 @@ def report(title: str, runs: list[tuple[float, dict[str, list[float]], float]], 
         print(f"  {totals[name] * 1e3:9.3f} ms  x{calls[name] / len(runs):5.1f}  {name[:110]}")
 
 
-def host_profile(name: str, count, reps: int, top: int) -> None:
+def host_profile(name: str, count, reps: int, top: int, sort: str = "tottime") -> None:
     """Median plain wall time of `count()` over `reps` runs, then the host functions of `reps`
-    more under cProfile, by own time."""
+    more under cProfile, by `sort` (pstats' key: own time, or cumulative with callees)."""
     walls = []
     for _ in range(reps):
         cp.cuda.Device().synchronize()
@@ -108,7 +108,7 @@ def host_profile(name: str, count, reps: int, top: int) -> None:
     cp.cuda.Device().synchronize()
     profiler.disable()
     text = io.StringIO()
-    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(top)
+    pstats.Stats(profiler, stream=text).sort_stats(sort).print_stats(top)
     for line in text.getvalue().splitlines():
         if line.strip() and not line.startswith(("   Ordered", "   List reduced")):
             print(f"  {line.strip()[:150]}")
@@ -124,6 +124,8 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--host-profile", type=int, default=0, metavar="N",
                     help="then N plain and N cProfiled runs of each pattern's last count")
+    ap.add_argument("--profile-sort", default="tottime", choices=("tottime", "cumulative"),
+                    help="the cProfile listing's order: own time, or with callees")
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
@@ -153,14 +155,14 @@ def main() -> int:
     if args.host_profile:
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
-            host_profile(name, count, args.host_profile, 2 * args.top)
+            host_profile(name, count, args.host_profile, 2 * args.top, args.profile_sort)
         further = iter(range(2 * args.host_profile))
 
         def next_update() -> None:
             start = pos + next(further) * args.batch
             g.apply(edges[:0], edges[start : start + args.batch])
 
-        host_profile("update", next_update, args.host_profile, 2 * args.top)
+        host_profile("update", next_update, args.host_profile, 2 * args.top, args.profile_sort)
     return 0
 
 

@@ -543,10 +543,10 @@ class Launch:
 
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
-# deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count and the
-# warps still on their own tasks in phase 0 and 1 (work sharing).
-TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE = 0, 1, 2, 4, 5, 6
-COUNTERS = 8
+# deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count, the
+# warps still on their own tasks in phase 0 and 1 (work sharing) and the chunks of phase 1.
+TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS = 0, 1, 2, 4, 5, 6, 8
+COUNTERS = 9
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
@@ -761,43 +761,44 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
-def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, by_set: bool = False,
+def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, found, by_set: bool = False,
                  n_items: int | None = None):
     """Chunks of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set`
-    1 + min(deg(w), the set's length): `Balance.cost_by_set`), at least
-    MIN_CHUNK_COST each and `share` in all: (entry, lo, hi) in set order, the
-    order that runs them costliest first, and their number.  A candidate is never cut, so one that
-    costs more than a chunk is a chunk of its own.  Three kernels (match.cu: deferred_item_costs,
-    _chunk_heads, _chunk_records) between two scans, a compaction and the sort, where elementwise
-    CuPy took a launch per step (with the plan and task uploads, a RMAT-20 4-clique count went from
-    115 launches to 53: timeline.py); the target is worked out on the device and phase 1 reads the
-    chunks through the order, so the host waits once, for the number of chunks; twice where the
-    caller does not know `n_items`, the deferred sets' total length."""
+    1 + min(deg(w), the set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and
+    `share` in all: (entry, lo, hi) per slot, the order that runs them costliest first, and the
+    number of slots.  A candidate is never cut, so one that costs more than a chunk is a chunk of
+    its own.  Each set's chunks have fixed slots (match.cu: deferred_set_slots), some of them
+    empty, n_deferred + share in all, so the host launches every step without reading how many
+    chunks there are (the empty slots sort last, where phase 1 stops); `found` (a device uint64)
+    gets that number.  Three kernels (deferred_item_costs, _set_slots, _slot_chunks) between three
+    scans and the sort, where elementwise CuPy took a launch per step (with the plan and task
+    uploads, a RMAT-20 4-clique count went from 115 launches to 53: timeline.py), and where a
+    compaction of chunk heads made the host wait for their number (session 29).  The host waits
+    only where the caller does not know `n_items`, the deferred sets' total length."""
     cp = cupy()
     ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
     n_items = int(ends[-1]) if n_items is None else n_items
     cost = cp.empty(n_items, dtype=cp.int64)
-    owner = cp.empty(n_items, dtype=cp.int32)
     threads = 256
-    blocks = (grid_blocks(n_items, threads),)
     kernel("match.cu", "deferred_item_costs")(
-        blocks, (threads,),
-        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, np.int32(by_set),
-         cost, owner))
+        (grid_blocks(n_items, threads),), (threads,),
+        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, np.int32(by_set), cost))
     incl = cp.cumsum(cost)
-    head = cp.empty(n_items, dtype=cp.bool_)
-    kernel("match.cu", "deferred_chunk_heads")(
-        blocks, (threads,), (np.int64(n_items), ends, owner, incl, np.int64(share),
-                             np.int64(MIN_CHUNK_COST), head))
-    starts = cp.flatnonzero(head)
-    n_chunks = int(starts.shape[0])
-    chunk_set = cp.empty(n_chunks, dtype=cp.int64)
-    lo, hi = cp.empty(n_chunks, dtype=cp.int32), cp.empty(n_chunks, dtype=cp.int32)
-    cost_key = cp.empty(n_chunks, dtype=cp.int32)
-    kernel("match.cu", "deferred_chunk_records")(
-        (grid_blocks(n_chunks, threads),), (threads,),
-        (np.int64(n_chunks), np.int64(n_items), starts, owner, ends, incl, chunk_set, lo, hi, cost_key))
-    return chunk_set, lo, hi, cp.argsort(cost_key), n_chunks
+    slots = cp.empty(n_deferred, dtype=cp.int64)
+    kernel("match.cu", "deferred_set_slots")(
+        (grid_blocks(n_deferred, threads),), (threads,),
+        (np.int32(n_deferred), np.int64(n_items), ends, incl, np.int64(share), np.int64(MIN_CHUNK_COST),
+         slots))
+    slot_end = cp.cumsum(slots)
+    n_slots = n_deferred + share
+    chunk_set = cp.empty(n_slots, dtype=cp.int64)
+    lo, hi = cp.empty(n_slots, dtype=cp.int32), cp.empty(n_slots, dtype=cp.int32)
+    cost_key = cp.empty(n_slots, dtype=cp.int32)
+    kernel("match.cu", "deferred_slot_chunks")(
+        (grid_blocks(n_slots, threads),), (threads,),
+        (np.int64(n_slots), np.int32(n_deferred), np.int64(n_items), ends, incl, slot_end, np.int64(share),
+         np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_key, found))
+    return chunk_set, lo, hi, cp.argsort(cost_key), n_slots
 
 
 @dataclass
@@ -829,6 +830,10 @@ class _MatchRun:
     @property
     def flags(self):
         return self.counters[FLAGS:FLAGS + 1].view(cupy().int32)
+
+    @property
+    def chunks(self):
+        return self.counters[CHUNKS:CHUNKS + 1]
 
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None) -> None:
@@ -956,11 +961,11 @@ def finish_match(started: _Started) -> int:
             filled = int(got[ARENA_USED])
             whole = int(got[DEFERRED]) <= run.deferred.cap and filled <= run.deferred.arena.shape[0]
             entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
-                                                          started.shape.warps * share,
+                                                          started.shape.warps * share, run.chunks,
                                                           balance.cost_by_set and run.plans.set_bounded,
                                                           filled if whole else None)
         if run.stats is not None:
-            run.stats.chunks += n_chunks
+            run.stats.chunks += n_chunks if balance.chunk else int(run.chunks.get()[0])
         # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
         per_warp = started.per_warp
         grab = launch_shape(n_chunks, 4 * per_warp, started.function)

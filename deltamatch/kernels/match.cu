@@ -1574,7 +1574,8 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 // Phase 0 runs tasks [first, n_tasks), phase 1 the chunks [first, n_tasks) of deferred tasks; the
 // i-th to run is task or chunk perm[i] when perm is given, else i.  Chunk j walks candidates
 // [chunk_lo[j], chunk_hi[j]) of the level-2 set of deferred task chunk_of[j] (arena entry:
-// defer_task, defer_off, defer_len).
+// defer_task, defer_off, defer_len); an empty chunk (lo == hi) ends phase 1: the chunks after it
+// are empty too (the host sorts them last).
 // Count mode: counts[t] (optional; added to atomically in phase 1) and *total get the matches.
 // Deferral (phase 0, counting, k >= 4, defer_cost > 0): a task whose level-2 set costs at least
 // defer_cost (deferral_cost) copies it to the arena and records itself instead of walking it; when
@@ -1670,6 +1671,13 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         } else {
             for (dm_i64 i = lo; i < hi; ++i) {
                 const dm_i64 j = perm != nullptr ? perm[i] : i;  // phase 1: chunk j
+                if (phase == 1 && chunk_lo[j] == chunk_hi[j]) {
+                    // The empty slots run last (deferred_slot_chunks): no chunk is left.
+                    if (lane == 0) {
+                        atomicMax(queue, (dm_u64)(n_tasks - first));
+                    }
+                    break;
+                }
                 const dm_i64 t = phase == 1 ? defer_task[chunk_of[j]] : j;
                 const int r = tr != nullptr ? tr[t] : -1;
                 const int p = tp != nullptr ? tp[t] : 0;
@@ -1858,10 +1866,10 @@ __device__ __forceinline__ dm_i64 dm_set_start(const dm_i64* ends, int e) {
     return e > 0 ? ends[e - 1] : 0;
 }
 
-// cost[i] and set[i] of every item.
+// cost[i] of every item.
 extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const dm_i64* ends,
                                                const dm_i64* defer_off, const int* arena, const int* degree,
-                                               int by_set, dm_i64* cost, int* set) {
+                                               int by_set, dm_i64* cost) {
     for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
          i += (dm_i64)gridDim.x * blockDim.x) {
         const int e = (int)dm_upper_bound64(ends, n_sets, i);
@@ -1869,47 +1877,69 @@ extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const
         dm_i64 reads = degree[arena[defer_off[e] + i - start]];
         if (by_set) reads = min(reads, ends[e] - start);  // the set's own length bounds a base-set level
         cost[i] = 1 + reads;
-        set[i] = e;
     }
 }
 
-// head[i]: item i starts a chunk, being the first of its set or the first whose cost before it,
-// counted from its set's start (incl: inclusive prefix of the costs), reaches another multiple of
-// the target than its predecessor's.  The target is the total cost over `share` chunks, at least
-// `min_cost`: read here from incl, so that the host need not wait for the total.
-extern "C" __global__ void deferred_chunk_heads(dm_i64 n_items, const dm_i64* ends, const int* set,
-                                                const dm_i64* incl, dm_i64 share, dm_i64 min_cost,
-                                                bool* head) {
-    const dm_i64 target = max(min_cost, (incl[n_items - 1] + share - 1) / share);
-    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
-         i += (dm_i64)gridDim.x * blockDim.x) {
-        const dm_i64 start = dm_set_start(ends, set[i]);
-        if (i == start) {
-            head[i] = true;
-            continue;
-        }
-        const dm_i64 base = start > 0 ? incl[start - 1] : 0;
-        const dm_i64 before_prev = i > 1 ? incl[i - 2] : 0;
-        head[i] = (incl[i - 1] - base) / target != (before_prev - base) / target;
-    }
+// A chunk's target cost: the total over `share` chunks, at least `min_cost` (incl: the inclusive
+// prefix of the item costs), read on the device so that the host need not wait for the total.
+__device__ __forceinline__ dm_i64 dm_chunk_target(const dm_i64* incl, dm_i64 n_items, dm_i64 share,
+                                                  dm_i64 min_cost) {
+    return max(min_cost, (incl[n_items - 1] + share - 1) / share);
 }
 
-// Chunk c runs items [starts[c], starts[c + 1]) (the last one up to n_items), all of one set:
-// its set, first and past-the-last candidate within the set, and its estimated cost negated and
-// clamped to int (a sort key: an ascending sort of 32-bit keys puts the costliest first).
-extern "C" __global__ void deferred_chunk_records(dm_i64 n_chunks, dm_i64 n_items, const dm_i64* starts,
-                                                  const int* set, const dm_i64* ends, const dm_i64* incl,
-                                                  dm_i64* chunk_set, int* chunk_lo, int* chunk_hi,
-                                                  int* cost_key) {
-    for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_chunks;
-         c += (dm_i64)gridDim.x * blockDim.x) {
-        const dm_i64 s = starts[c];
-        const dm_i64 stop = c + 1 < n_chunks ? starts[c + 1] : n_items;
-        const int e = set[s];
+// The chunks of set e are the runs of its items i of equal q_i = b_i / target, b_i being the cost
+// of the set's items before i: chunk q of the set holds the items with q_i = q, and some q hold
+// none (a costly item steps over them).  The set has slots for q = 0 .. q of its last item:
+// slots[e] of them (0 for an empty set).  In all at most n_sets + total / target <= n_sets + share.
+extern "C" __global__ void deferred_set_slots(int n_sets, dm_i64 n_items, const dm_i64* ends,
+                                              const dm_i64* incl, dm_i64 share, dm_i64 min_cost,
+                                              dm_i64* slots) {
+    const dm_i64 target = dm_chunk_target(incl, n_items, share, min_cost);
+    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n_sets; e += gridDim.x * blockDim.x) {
         const dm_i64 start = dm_set_start(ends, e);
+        const dm_i64 before = start > 0 ? incl[start - 1] : 0;
+        slots[e] = ends[e] - start < 2 ? ends[e] - start : 1 + (incl[ends[e] - 2] - before) / target;
+    }
+}
+
+// Slot c (of n_slots, at least the sets' slots: slot_end is the inclusive prefix of
+// deferred_set_slots) as a chunk: its set, first and past-the-last candidate within the set, and
+// its estimated cost negated and clamped to int (a sort key: an ascending sort of 32-bit keys puts
+// the costliest first).  A slot whose q no item has, or past the sets' slots, is empty: lo == hi
+// == 0 and key 0, so that it sorts after every chunk (match_body stops at the first it meets).
+// The chunks found are added to *n_chunks.
+extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int n_sets, dm_i64 n_items, const dm_i64* ends,
+                                                const dm_i64* incl, const dm_i64* slot_end, dm_i64 share,
+                                                dm_i64 min_cost, dm_i64* chunk_set, int* chunk_lo,
+                                                int* chunk_hi, int* cost_key, dm_u64* n_chunks) {
+    const dm_i64 target = dm_chunk_target(incl, n_items, share, min_cost);
+    for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_slots;
+         c += (dm_i64)gridDim.x * blockDim.x) {
+        int e = 0;
+        dm_i64 lo = 0, hi = 0, cost = 0;
+        if (c < slot_end[n_sets - 1]) {
+            e = (int)dm_upper_bound64(slot_end, n_sets, c);
+            const dm_i64 q = c - (e > 0 ? slot_end[e - 1] : 0);
+            const dm_i64 start = dm_set_start(ends, e);
+            const dm_i64 last = ends[e] - 1;
+            const dm_i64 before = start > 0 ? incl[start - 1] : 0;
+            // The first item with b_i >= q * target: i = m + 1 for the first m >= start with
+            // incl[m] - before >= q * target (i = start for q = 0).
+            const dm_i64 first = q == 0 ? start
+                : start + 1 + dm_upper_bound64(incl + start, last - start, before + q * target - 1);
+            if (first <= last && (first == start ? 0 : incl[first - 1] - before) / target == q) {
+                // Its run ends at the first m >= first with incl[m] - before >= (q + 1) * target
+                // (item m + 1 has moved on), or at the set's last item.
+                const dm_i64 end = first + dm_upper_bound64(incl + first, last - first, before + (q + 1) * target - 1);
+                lo = first - start;
+                hi = end + 1 - start;
+                cost = incl[end] - (first > 0 ? incl[first - 1] : 0);
+                atomicAdd(n_chunks, 1ull);
+            }
+        }
         chunk_set[c] = e;
-        chunk_lo[c] = (int)(s - start);
-        chunk_hi[c] = (int)(stop - start);
-        cost_key[c] = -(int)min(incl[stop - 1] - (s > 0 ? incl[s - 1] : 0), (dm_i64)0x7fffffff);
+        chunk_lo[c] = (int)lo;
+        chunk_hi[c] = (int)hi;
+        cost_key[c] = -(int)min(cost, (dm_i64)0x7fffffff);
     }
 }

@@ -701,36 +701,42 @@ def test_triangle_shares_sum_to_networkx() -> None:
 
 
 def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> None:
-    """Every candidate of every deferred set lies in exactly one chunk; the order runs them costliest
-    first, and the cost before a chunk's last candidate stays under the target (a candidate is never
-    cut)."""
+    """The chunks are the runs of each set's candidates of equal b // target (b: the cost of the
+    set's candidates before one), so a candidate is never cut; they fill the first `found` places
+    of the order, costliest first, and the empty slots follow."""
     from deltamatch.kernels import cuda_engine
 
     cp = cuda_engine.cupy()
     rng = np.random.default_rng(4)
     degree = rng.integers(0, 50, size=1000).astype(np.int32)
-    degree[:3] = 5000  # hub candidates cost more than a chunk
-    lengths = rng.integers(1, 700, size=40).astype(np.int32)
+    degree[:3] = 5000  # hub candidates cost more than a chunk: their set skips slots
+    lengths = np.concatenate([[1, 1, 2], rng.integers(1, 700, size=40)]).astype(np.int32)
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     arena = rng.integers(0, 1000, size=int(lengths.sum())).astype(np.int32)
     deferred = cuda_engine._Deferred(cp.asarray(arena), None, None, cp.asarray(offsets), cp.asarray(lengths),
                                      None, lengths.shape[0], 1)
     share = 64 * cuda_engine.AUTO_CHUNK_SHARE
-    entry, lo, hi, order, n = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree), share)
+    found = cp.zeros(1, dtype=cp.uint64)
+    entry, lo, hi, order, n_slots = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree),
+                                                             share, found)
+    n = int(found.get()[0])
     order = order.get()
+    assert n_slots == lengths.shape[0] + share
+    np.testing.assert_array_equal(np.sort(order), np.arange(n_slots))
     entry, lo, hi = entry.get()[order], lo.get()[order], hi.get()[order]
-    assert n == entry.shape[0] and (lo < hi).all()
-    np.testing.assert_array_equal(np.sort(order), np.arange(n))
+    assert (lo[:n] < hi[:n]).all() and (lo[n:] == 0).all() and (hi[n:] == 0).all()
     item_cost = 1 + degree[arena].astype(np.int64)
-    cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
-                     for e, a, b in zip(entry, lo, hi, strict=True)])
-    assert (np.diff(cost) <= 0).all()
     target = max(cuda_engine.MIN_CHUNK_COST, -(-int(item_cost.sum()) // share))
-    assert (cost - item_cost[offsets[entry] + hi - 1] < target).all()
+    want = set()
     for e, length in enumerate(lengths):
-        mine = np.flatnonzero(entry == e)
-        covered = np.sort(np.concatenate([np.arange(lo[c], hi[c]) for c in mine]))
-        np.testing.assert_array_equal(covered, np.arange(length))
+        cost = item_cost[offsets[e]: offsets[e] + length]
+        run = (np.cumsum(cost) - cost) // target
+        heads = np.flatnonzero(np.diff(run, prepend=-1))
+        want |= {(e, a, b) for a, b in zip(heads, [*heads[1:], length], strict=True)}
+    assert set(zip(entry[:n].tolist(), lo[:n].tolist(), hi[:n].tolist(), strict=True)) == want
+    cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
+                     for e, a, b in zip(entry[:n], lo[:n], hi[:n], strict=True)])
+    assert (np.diff(cost) <= 0).all()
 
 
 def test_a_deadline_lies_its_budget_ahead_of_the_device_timer() -> None:
