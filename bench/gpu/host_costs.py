@@ -28,6 +28,15 @@ def many_args_kernel(n_args: int):
     return cp.RawKernel(f'extern "C" __global__ void many({params}) {{}}', "many")
 
 
+def upload_by_asarray(*arrays):
+    """engine.upload without its pinned buffers (PINNED_UPLOAD off)."""
+    engine.PINNED_UPLOAD = False
+    try:
+        return engine.upload(*arrays)
+    finally:
+        engine.PINNED_UPLOAD = True
+
+
 def median_us(step, reps: int) -> float:
     """Median host microseconds of `step()` over `reps` runs, the device idle before each."""
     cp.cuda.Device().synchronize()
@@ -60,7 +69,8 @@ def main() -> int:
     out = cp.empty(host.size, dtype=cp.int32)
     steps = {
         "cp.asarray(8 KiB numpy) [today's upload copy]": lambda: cp.asarray(host),
-        "engine.upload(nine arrays of a batch's plan)": lambda: engine.upload(*nine),
+        "engine.upload(nine arrays of a batch's plan), PINNED_UPLOAD": lambda: engine.upload(*nine),
+        "engine.upload(nine arrays of a batch's plan), asarray": lambda: upload_by_asarray(*nine),
         "pinned: numpy copy in + memcpyAsync": lambda: (
             np.copyto(staged, host),
             cp.cuda.runtime.memcpyAsync(out.data.ptr, pinned.ptr, host.nbytes,

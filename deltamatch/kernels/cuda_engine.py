@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -230,16 +231,69 @@ def _per_position(values: np.ndarray) -> np.ndarray:
     return full
 
 
-def upload(*arrays: np.ndarray) -> list:
-    """1-D host arrays copied to the device in one copy, as device views in order: a copy costs
-    the host 0.1-0.15 ms whatever its size (CuPy's copy from a host array on the H200's host,
-    session 14's calls 5 and 6; the timelines name it pinned to device: CuPy stages it).  Each
-    array starts at a multiple of 8 bytes of one buffer, so the views may differ in dtype."""
-    starts = np.cumsum([0] + [-(-a.nbytes // 8) * 8 for a in arrays]).tolist()
-    packed = np.empty(starts[-1], dtype=np.uint8)
+# Whether `upload` packs into pinned buffers of its own and copies from them (False: CuPy's
+# asarray, which stages through its pinned pool and watch list on every call).
+PINNED_UPLOAD = True
+STAGING_SLOTS = 4  # pinned buffers per device, taken in turn
+
+
+class _StagingSlot:
+    """A pinned host buffer `upload` packs into, and the event of the copy that last read it."""
+
+    def __init__(self, nbytes: int) -> None:
+        self.memory = cupy().cuda.alloc_pinned_memory(nbytes)
+        self.host = np.frombuffer(self.memory, dtype=np.uint8, count=nbytes)
+        self.copied = None
+
+
+# Per device: the staging ring and the slot to take next.
+_STAGING: dict[int, list] = {}
+_STAGING_LOCK = threading.Lock()
+
+
+def _staging_slot(nbytes: int) -> _StagingSlot:
+    """The current device's next staging buffer of at least `nbytes`, its last copy finished (a
+    ring, so that an upload seldom waits: a slot comes round again after STAGING_SLOTS uploads)."""
+    ring = _STAGING.setdefault(cupy().cuda.Device().id, [0, [None] * STAGING_SLOTS])
+    turn, slots = ring
+    ring[0] = (turn + 1) % STAGING_SLOTS
+    slot = slots[turn]
+    if slot is not None and slot.copied is not None:
+        slot.copied.synchronize()
+    if slot is None or slot.host.shape[0] < nbytes:
+        slot = slots[turn] = _StagingSlot(1 << max(16, (nbytes - 1).bit_length()))
+    return slot
+
+
+def _pack(packed: np.ndarray, arrays: tuple[np.ndarray, ...], starts: list[int]) -> None:
     for a, start in zip(arrays, starts, strict=False):
         packed[start : start + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-    device = cupy().asarray(packed)
+
+
+def upload(*arrays: np.ndarray) -> list:
+    """1-D host arrays copied to the device in one copy on the current stream, as device views in
+    order.  Each array starts at a multiple of 8 bytes of one buffer, so the views may differ in
+    dtype.  With PINNED_UPLOAD they are packed into a pinned buffer of a per-device ring and copied
+    from there; CuPy's asarray, which stages through its pinned pool, cost the host 0.1-0.15 ms a
+    copy whatever its size (session 14's calls 5 and 6, on the H200's host)."""
+    cp = cupy()
+    starts = [0]
+    for a in arrays:
+        starts.append(starts[-1] + -(-a.nbytes // 8) * 8)
+    nbytes = starts[-1]
+    if PINNED_UPLOAD and nbytes:
+        device = cp.empty(nbytes, dtype=cp.uint8)
+        with _STAGING_LOCK:  # a slot is packed and its copy queued by one thread at a time
+            slot = _staging_slot(nbytes)
+            _pack(slot.host, arrays, starts)
+            stream = cp.cuda.get_current_stream()
+            cp.cuda.runtime.memcpyAsync(device.data.ptr, slot.memory.ptr, nbytes,
+                                        cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
+            slot.copied = stream.record()
+    else:
+        packed = np.empty(nbytes, dtype=np.uint8)
+        _pack(packed, arrays, starts)
+        device = cp.asarray(packed)
     return [device[start : start + a.nbytes].view(a.dtype) for a, start in zip(arrays, starts, strict=False)]
 
 

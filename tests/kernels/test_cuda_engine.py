@@ -763,11 +763,26 @@ def test_a_run_past_its_budget_raises_and_one_within_it_counts() -> None:
         cuda_engine.count_tasks(g.view(), plans, tasks, batch, budget_s=0.0)
 
 
-def test_upload_gives_views_equal_to_the_arrays_whatever_their_dtypes() -> None:
+@pytest.mark.parametrize("pinned", [True, False], ids=["pinned", "asarray"])
+def test_upload_gives_views_equal_to_the_arrays_whatever_their_dtypes(pinned: bool, monkeypatch) -> None:
     from deltamatch.kernels import cuda_engine
 
+    monkeypatch.setattr(cuda_engine, "PINNED_UPLOAD", pinned)
     arrays = [np.arange(5, dtype=np.int32), np.zeros(0, np.int32), np.arange(7, 10, dtype=np.int64),
               np.array([True, False, True]), np.arange(3, dtype=np.int32)[::-1], np.arange(4, dtype=np.int64)]
     for got, want in zip(cuda_engine.upload(*arrays), arrays, strict=True):
         assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+
+
+def test_uploads_queued_behind_a_busy_stream_keep_their_contents() -> None:
+    """More uploads than staging buffers while the stream is busy: a buffer is packed again only
+    after its copy ran, and one outgrown is replaced."""
+    from deltamatch.kernels import cuda_engine
+
+    cuda_engine.kernel("match.cu", "hold")((1,), (1,), (np.uint64(50_000_000),))
+    sizes = [10, 100_000, 10, 3 * 100_000, 7] * cuda_engine.STAGING_SLOTS
+    wants = [np.arange(i, i + size, dtype=np.int64) for i, size in enumerate(sizes)]
+    gots = [cuda_engine.upload(want)[0] for want in wants]
+    for got, want in zip(gots, wants, strict=True):
         np.testing.assert_array_equal(got.get(), want)
