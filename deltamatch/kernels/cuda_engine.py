@@ -598,9 +598,10 @@ class Launch:
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
 # deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count, the
-# warps still on their own tasks in phase 0 and 1 (work sharing) and the chunks of phase 1.
-TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS = 0, 1, 2, 4, 5, 6, 8
-COUNTERS = 9
+# warps still on their own tasks in phase 0 and 1 (work sharing), and phase 1's chunks and their
+# estimated cost in all.
+TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS, CHUNK_COST = 0, 1, 2, 4, 5, 6, 8, 9
+COUNTERS = 10
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
 
@@ -815,42 +816,38 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
-def _cost_chunks(d: _Deferred, n_deferred: int, degree, share: int, found, by_set: bool = False,
-                 n_items: int | None = None):
-    """Chunks of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set`
-    1 + min(deg(w), the set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and
-    `share` in all: (entry, lo, hi) per slot, the order that runs them costliest first, and the
-    number of slots.  A candidate is never cut, so one that costs more than a chunk is a chunk of
-    its own.  Each set's chunks have fixed slots (match.cu: deferred_set_slots), some of them
-    empty, n_deferred + share in all, so the host launches every step without reading how many
-    chunks there are (the empty slots sort last, where phase 1 stops); `found` (a device uint64)
-    gets that number.  Three kernels (deferred_item_costs, _set_slots, _slot_chunks) between three
-    scans and the sort, where elementwise CuPy took a launch per step (with the plan and task
-    uploads, a RMAT-20 4-clique count went from 115 launches to 53: timeline.py), and where a
-    compaction of chunk heads made the host wait for their number (session 29).  The host waits
-    only where the caller does not know `n_items`, the deferred sets' total length."""
+def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_set: bool = False):
+    """The deferred sets (at most `max_sets`; how many, `d.n`, stays on the device) cut into chunks
+    of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set` 1 + min(deg(w),
+    the set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and `share` in all:
+    (entry, lo, hi) per slot, the order that runs them costliest first, and the number of slots.  A
+    candidate is never cut, so one that costs more than a chunk is a chunk of its own.  Each set's
+    chunks have slots of their own (match.cu: deferred_set_slots), some of them empty,
+    max_sets + share in all, so that every step is queued without the host reading a count: phase 1
+    runs right behind phase 0 (the empty slots sort last, where it stops).  The run's `counters`
+    get the chunks' number (CHUNKS) and total cost (CHUNK_COST).  Three kernels (deferred_set_costs,
+    _set_slots, _slot_chunks), a scan and the sort; until session 29 the host waited for phase 0's
+    counts and then for the number of chunks."""
     cp = cupy()
-    ends = cp.cumsum(d.length[:n_deferred].astype(cp.int64))
-    n_items = int(ends[-1]) if n_items is None else n_items
-    cost = cp.empty(n_items, dtype=cp.int64)
     threads = 256
-    kernel("match.cu", "deferred_item_costs")(
-        (grid_blocks(n_items, threads),), (threads,),
-        (np.int64(n_items), np.int32(n_deferred), ends, d.off, d.arena, degree, np.int32(by_set), cost))
-    incl = cp.cumsum(cost)
-    slots = cp.empty(n_deferred, dtype=cp.int64)
+    within = cp.empty(d.arena.shape[0], dtype=cp.int64)
+    n_sets, total, found = d.n, counters[CHUNK_COST:CHUNK_COST + 1], counters[CHUNKS:CHUNKS + 1]
+    kernel("match.cu", "deferred_set_costs")(
+        (grid_blocks(max_sets, 1),), (threads,),
+        (np.int32(max_sets), n_sets, d.off, d.length, d.arena, degree, np.int32(by_set), within, total))
+    slots = cp.empty(max_sets, dtype=cp.int64)
     kernel("match.cu", "deferred_set_slots")(
-        (grid_blocks(n_deferred, threads),), (threads,),
-        (np.int32(n_deferred), np.int64(n_items), ends, incl, np.int64(share), np.int64(MIN_CHUNK_COST),
-         slots))
+        (grid_blocks(max_sets, threads),), (threads,),
+        (np.int32(max_sets), n_sets, d.off, d.length, within, total, np.int64(share),
+         np.int64(MIN_CHUNK_COST), slots))
     slot_end = cp.cumsum(slots)
-    n_slots = n_deferred + share
+    n_slots = max_sets + share
     chunk_set = cp.empty(n_slots, dtype=cp.int64)
     lo, hi = cp.empty(n_slots, dtype=cp.int32), cp.empty(n_slots, dtype=cp.int32)
     cost_key = cp.empty(n_slots, dtype=cp.int32)
     kernel("match.cu", "deferred_slot_chunks")(
         (grid_blocks(n_slots, threads),), (threads,),
-        (np.int64(n_slots), np.int32(n_deferred), np.int64(n_items), ends, incl, slot_end, np.int64(share),
+        (np.int64(n_slots), np.int32(max_sets), slot_end, d.off, d.length, within, total, np.int64(share),
          np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_key, found))
     return chunk_set, lo, hi, cp.argsort(cost_key), n_slots
 
@@ -884,10 +881,6 @@ class _MatchRun:
     @property
     def flags(self):
         return self.counters[FLAGS:FLAGS + 1].view(cupy().int32)
-
-    @property
-    def chunks(self):
-        return self.counters[CHUNKS:CHUNKS + 1]
 
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None) -> None:
@@ -930,7 +923,7 @@ class _MatchRun:
 
 
 class _Started(NamedTuple):
-    """A run whose first launch is queued (start_match), and what finish_match needs of it."""
+    """A run whose launches are queued (start_match), and what finish_match needs of it."""
 
     run: _MatchRun
     function: str
@@ -964,8 +957,9 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
                 out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
                 balance: Balance = Balance(), stats: KernelStats | None = None,
                 budget_s: float | None = None, memo: bool = False) -> _Started | None:
-    """run_match's first launch, queued on the current stream without waiting for it (None: no
-    tasks); finish_match waits for it and runs the rest."""
+    """run_match's launches, queued on the current stream without waiting for them (None: no
+    tasks): phase 0 and, with chunks of equal cost, the steps that cut the deferred sets and phase 1
+    right behind it; finish_match waits for them (and with `Balance.chunk` runs phase 1)."""
     cp = cupy()
     last = tasks.size if last is None else last
     n = last - first
@@ -995,39 +989,42 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
                     balance, stats, _deadline(budget_s), width, scratch,
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     run.launch(function, 0, first, last, perm, shape)
-    return _Started(run, function, shape, per_warp, defer, memo, budget_s)
+    started = _Started(run, function, shape, per_warp, defer, memo, budget_s)
+    if defer and not balance.chunk:
+        share = (balance.memo_chunks if memo else AUTO_CHUNK_SHARE) * shape.warps
+        chunks = _cost_chunks(run.deferred, min(n, run.deferred.cap), graph.degree, share, counters,
+                              balance.cost_by_set and plans.set_bounded)
+        _launch_chunks(started, *chunks)
+    return started
+
+
+def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> None:
+    """Phase 1 of a started run over its deferred sets' chunks, in `order`."""
+    run = started.run
+    # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
+    per_warp = started.per_warp
+    grab = launch_shape(n_chunks, 4 * per_warp, started.function)
+    if grab.warps > started.shape.warps:
+        run.scratch = (memo_scratch(grab.warps, per_warp) if started.memo
+                       else cupy().empty(grab.warps * per_warp, dtype=cupy().int32))
+    run.launch(started.function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
 
 
 def finish_match(started: _Started) -> int:
-    """Waits for a started run's first launch, launches the chunks of the tasks it deferred (phase
-    1), and returns the run's matches (run_match's errors)."""
-    cp = cupy()
-    run, memo, balance = started.run, started.memo, started.run.balance
-    got = run.counters.get()  # the total and flags too: a run that deferred nothing is done
-    n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if started.defer else 0
+    """Waits for a started run, launching the fixed-size chunks of the tasks it deferred (phase 1
+    with `Balance.chunk`: the cost chunks were queued by start_match), and returns the run's matches
+    (run_match's errors)."""
+    run, balance = started.run, started.run.balance
+    got = run.counters.get()  # the total and flags too
+    n_chunks = int(got[CHUNKS])  # the cost chunks start_match queued
+    n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if started.defer and balance.chunk else 0
     if n_deferred:
-        if balance.chunk:
-            entry, lo, hi, order, n_chunks = _chunks(run.deferred, n_deferred, balance.chunk)
-        else:
-            share = balance.memo_chunks if memo else AUTO_CHUNK_SHARE
-            # Where every task that took arena space was recorded (neither the arena nor the records
-            # ran out), the arena's fill is the deferred sets' total length.
-            filled = int(got[ARENA_USED])
-            whole = int(got[DEFERRED]) <= run.deferred.cap and filled <= run.deferred.arena.shape[0]
-            entry, lo, hi, order, n_chunks = _cost_chunks(run.deferred, n_deferred, run.graph.degree,
-                                                          started.shape.warps * share, run.chunks,
-                                                          balance.cost_by_set and run.plans.set_bounded,
-                                                          filled if whole else None)
-        if run.stats is not None:
-            run.stats.chunks += n_chunks if balance.chunk else int(run.chunks.get()[0])
-        # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
-        per_warp = started.per_warp
-        grab = launch_shape(n_chunks, 4 * per_warp, started.function)
-        if grab.warps > started.shape.warps:
-            run.scratch = (memo_scratch(grab.warps, per_warp) if memo
-                           else cp.empty(grab.warps * per_warp, dtype=cp.int32))
-        run.launch(started.function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
-        got = run.counters[: FLAGS + 1].get()
+        fixed = _chunks(run.deferred, n_deferred, balance.chunk)
+        _launch_chunks(started, *fixed)
+        n_chunks = fixed[-1]
+        got = run.counters.get()
+    if run.stats is not None:
+        run.stats.chunks += n_chunks
     if got[FLAGS] & 2:
         raise DeadlineExceeded(f"match_tasks stopped after {started.budget_s} s")
     if got[FLAGS] & 1:

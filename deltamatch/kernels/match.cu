@@ -1857,83 +1857,116 @@ extern "C" __global__ void hold(dm_u64 ns) {
     }
 }
 
-// Cutting the deferred level-2 sets into chunks of about `target` estimated cost (cuda_engine.py:
-// _cost_chunks).  The sets' candidates ("items") are numbered set after set; set e holds items
-// [ends[e-1], ends[e]) (ends: inclusive prefix of the set lengths), item i is candidate
-// i - ends[e-1] of arena[defer_off[e] ..], and costs 1 + deg(candidate).
+// Cutting the deferred level-2 sets into chunks of about equal estimated cost (cuda_engine.py:
+// _cost_chunks), queued right behind phase 0, so the host reads neither how many sets it deferred
+// (*n_sets, at most max_sets) nor their lengths.  Set e < *n_sets is arena[defer_off[e] ..
+// + defer_len[e]); its candidate i ("item") costs 1 + deg(candidate), with by_set at most 1 + the
+// set's length.  A chunk is a run of a set's items of equal q_i = b_i / target, b_i being the cost
+// of the set's items before i: a candidate is never cut, and one that costs more than a chunk is a
+// chunk of its own.
 
-__device__ __forceinline__ dm_i64 dm_set_start(const dm_i64* ends, int e) {
-    return e > 0 ? ends[e - 1] : 0;
+#define DM_SCAN_THREADS 256
+
+// A chunk's target cost: the total over `share` chunks, at least `min_cost`.
+__device__ __forceinline__ dm_i64 dm_chunk_target(const dm_u64* total, dm_i64 share, dm_i64 min_cost) {
+    return max(min_cost, ((dm_i64)*total + share - 1) / share);
 }
 
-// cost[i] of every item.
-extern "C" __global__ void deferred_item_costs(dm_i64 n_items, int n_sets, const dm_i64* ends,
-                                               const dm_i64* defer_off, const int* arena, const int* degree,
-                                               int by_set, dm_i64* cost) {
-    for (dm_i64 i = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n_items;
-         i += (dm_i64)gridDim.x * blockDim.x) {
-        const int e = (int)dm_upper_bound64(ends, n_sets, i);
-        const dm_i64 start = dm_set_start(ends, e);
-        dm_i64 reads = degree[arena[defer_off[e] + i - start]];
-        if (by_set) reads = min(reads, ends[e] - start);  // the set's own length bounds a base-set level
-        cost[i] = 1 + reads;
+// Block by block, set by set (DM_SCAN_THREADS threads): the inclusive prefix of the set's item
+// costs, within the set, at within[defer_off[e] + i]; their sum is added to *total.
+extern "C" __global__ void deferred_set_costs(int max_sets, const dm_u64* n_sets, const dm_i64* defer_off,
+                                              const int* defer_len, const int* arena, const int* degree,
+                                              int by_set, dm_i64* within, dm_u64* total) {
+    __shared__ dm_i64 warp_sums[DM_SCAN_THREADS / 32];
+    __shared__ dm_i64 carry;
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const int sets = (int)min((dm_u64)max_sets, *n_sets);
+    for (int e = blockIdx.x; e < sets; e += gridDim.x) {
+        const dm_i64 off = defer_off[e];
+        const int len = defer_len[e];
+        if (threadIdx.x == 0) {
+            carry = 0;
+        }
+        __syncthreads();
+        for (int base = 0; base < len; base += DM_SCAN_THREADS) {
+            const int i = base + threadIdx.x;
+            dm_i64 cost = 0;
+            if (i < len) {
+                const dm_i64 reads = degree[arena[off + i]];
+                cost = 1 + (by_set ? min(reads, (dm_i64)len) : reads);  // the set's length bounds a base-set level
+            }
+            const dm_i64 in_warp = dm_warp_scan(cost);
+            if (lane == 31) {
+                warp_sums[warp] = in_warp;
+            }
+            __syncthreads();
+            if (warp == 0) {
+                const dm_i64 sums = dm_warp_scan(lane < DM_SCAN_THREADS / 32 ? warp_sums[lane] : (dm_i64)0);
+                if (lane < DM_SCAN_THREADS / 32) {
+                    warp_sums[lane] = sums;
+                }
+            }
+            __syncthreads();
+            const dm_i64 prefix = carry + (warp > 0 ? warp_sums[warp - 1] : 0) + in_warp;
+            if (i < len) {
+                within[off + i] = prefix;
+            }
+            __syncthreads();  // every thread has read carry and warp_sums
+            if (threadIdx.x == DM_SCAN_THREADS - 1) {
+                carry = prefix;  // the tile's last prefix (items past the set cost 0)
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            atomicAdd(total, (dm_u64)carry);
+        }
+        __syncthreads();  // carry is read before the next set resets it
     }
 }
 
-// A chunk's target cost: the total over `share` chunks, at least `min_cost` (incl: the inclusive
-// prefix of the item costs), read on the device so that the host need not wait for the total.
-__device__ __forceinline__ dm_i64 dm_chunk_target(const dm_i64* incl, dm_i64 n_items, dm_i64 share,
-                                                  dm_i64 min_cost) {
-    return max(min_cost, (incl[n_items - 1] + share - 1) / share);
-}
-
-// The chunks of set e are the runs of its items i of equal q_i = b_i / target, b_i being the cost
-// of the set's items before i: chunk q of the set holds the items with q_i = q, and some q hold
-// none (a costly item steps over them).  The set has slots for q = 0 .. q of its last item:
-// slots[e] of them (0 for an empty set).  In all at most n_sets + total / target <= n_sets + share.
-extern "C" __global__ void deferred_set_slots(int n_sets, dm_i64 n_items, const dm_i64* ends,
-                                              const dm_i64* incl, dm_i64 share, dm_i64 min_cost,
-                                              dm_i64* slots) {
-    const dm_i64 target = dm_chunk_target(incl, n_items, share, min_cost);
-    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n_sets; e += gridDim.x * blockDim.x) {
-        const dm_i64 start = dm_set_start(ends, e);
-        const dm_i64 before = start > 0 ? incl[start - 1] : 0;
-        slots[e] = ends[e] - start < 2 ? ends[e] - start : 1 + (incl[ends[e] - 2] - before) / target;
+// slots[e]: set e's chunk slots, one for each q = 0 .. q of its last item (0 past *n_sets): in all
+// at most max_sets + total / target <= max_sets + share.  Some q no item has: their slots stay empty.
+extern "C" __global__ void deferred_set_slots(int max_sets, const dm_u64* n_sets, const dm_i64* defer_off,
+                                              const int* defer_len, const dm_i64* within, const dm_u64* total,
+                                              dm_i64 share, dm_i64 min_cost, dm_i64* slots) {
+    const dm_i64 target = dm_chunk_target(total, share, min_cost);
+    const int sets = (int)min((dm_u64)max_sets, *n_sets);
+    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < max_sets; e += gridDim.x * blockDim.x) {
+        const int len = e < sets ? defer_len[e] : 0;
+        slots[e] = len < 2 ? len : 1 + within[defer_off[e] + len - 2] / target;
     }
 }
 
-// Slot c (of n_slots, at least the sets' slots: slot_end is the inclusive prefix of
+// Slot c (of n_slots, at least the sets' slots; slot_end: the inclusive prefix of
 // deferred_set_slots) as a chunk: its set, first and past-the-last candidate within the set, and
 // its estimated cost negated and clamped to int (a sort key: an ascending sort of 32-bit keys puts
-// the costliest first).  A slot whose q no item has, or past the sets' slots, is empty: lo == hi
-// == 0 and key 0, so that it sorts after every chunk (match_body stops at the first it meets).
-// The chunks found are added to *n_chunks.
-extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int n_sets, dm_i64 n_items, const dm_i64* ends,
-                                                const dm_i64* incl, const dm_i64* slot_end, dm_i64 share,
+// the costliest first).  An empty slot has lo == hi == 0 and key 0, so that it sorts after every
+// chunk (match_body stops at the first it meets).  The chunks found are added to *n_chunks.
+extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, const dm_i64* slot_end,
+                                                const dm_i64* defer_off, const int* defer_len,
+                                                const dm_i64* within, const dm_u64* total, dm_i64 share,
                                                 dm_i64 min_cost, dm_i64* chunk_set, int* chunk_lo,
                                                 int* chunk_hi, int* cost_key, dm_u64* n_chunks) {
-    const dm_i64 target = dm_chunk_target(incl, n_items, share, min_cost);
+    const dm_i64 target = dm_chunk_target(total, share, min_cost);
     for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_slots;
          c += (dm_i64)gridDim.x * blockDim.x) {
         int e = 0;
         dm_i64 lo = 0, hi = 0, cost = 0;
-        if (c < slot_end[n_sets - 1]) {
-            e = (int)dm_upper_bound64(slot_end, n_sets, c);
+        if (c < slot_end[max_sets - 1]) {
+            e = (int)dm_upper_bound64(slot_end, max_sets, c);
             const dm_i64 q = c - (e > 0 ? slot_end[e - 1] : 0);
-            const dm_i64 start = dm_set_start(ends, e);
-            const dm_i64 last = ends[e] - 1;
-            const dm_i64 before = start > 0 ? incl[start - 1] : 0;
-            // The first item with b_i >= q * target: i = m + 1 for the first m >= start with
-            // incl[m] - before >= q * target (i = start for q = 0).
-            const dm_i64 first = q == 0 ? start
-                : start + 1 + dm_upper_bound64(incl + start, last - start, before + q * target - 1);
-            if (first <= last && (first == start ? 0 : incl[first - 1] - before) / target == q) {
-                // Its run ends at the first m >= first with incl[m] - before >= (q + 1) * target
-                // (item m + 1 has moved on), or at the set's last item.
-                const dm_i64 end = first + dm_upper_bound64(incl + first, last - first, before + (q + 1) * target - 1);
-                lo = first - start;
-                hi = end + 1 - start;
-                cost = incl[end] - (first > 0 ? incl[first - 1] : 0);
+            const dm_i64* w = within + defer_off[e];  // b_i = w[i - 1], b_0 = 0
+            const dm_i64 last = defer_len[e] - 1;
+            // The first item with b_i >= q * target: i = m + 1 for the first m with w[m] >= q * target.
+            const dm_i64 first = q == 0 ? 0 : 1 + dm_upper_bound64(w, last, q * target - 1);
+            if (first <= last && (first == 0 ? 0 : w[first - 1]) / target == q) {
+                // Its run ends at the first m >= first with w[m] >= (q + 1) * target (item m + 1 has
+                // moved on), or at the set's last item.
+                const dm_i64 end = first + dm_upper_bound64(w + first, last - first, (q + 1) * target - 1);
+                lo = first;
+                hi = end + 1;
+                cost = w[end] - (first > 0 ? w[first - 1] : 0);
                 atomicAdd(n_chunks, 1ull);
             }
         }

@@ -702,41 +702,51 @@ def test_triangle_shares_sum_to_networkx() -> None:
 
 def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> None:
     """The chunks are the runs of each set's candidates of equal b // target (b: the cost of the
-    set's candidates before one), so a candidate is never cut; they fill the first `found` places
-    of the order, costliest first, and the empty slots follow."""
+    set's candidates before one), so a candidate is never cut; they fill the first places of the
+    order, costliest first, the empty slots follow, and the counters get their number and total
+    cost.  The sets lie in the arena out of record order, with gaps, and fewer were deferred than
+    the bound the host sizes for."""
     from deltamatch.kernels import cuda_engine
 
     cp = cuda_engine.cupy()
     rng = np.random.default_rng(4)
     degree = rng.integers(0, 50, size=1000).astype(np.int32)
     degree[:3] = 5000  # hub candidates cost more than a chunk: their set skips slots
-    lengths = np.concatenate([[1, 1, 2], rng.integers(1, 700, size=40)]).astype(np.int32)
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    arena = rng.integers(0, 1000, size=int(lengths.sum())).astype(np.int32)
+    lengths = np.concatenate([[1, 1, 2, 300], rng.integers(1, 700, size=40)]).astype(np.int32)
+    gaps = rng.integers(0, 9, size=lengths.shape[0])
+    place = rng.permutation(lengths.shape[0])
+    ends = np.cumsum(lengths[place] + gaps[place])
+    offsets = np.empty(lengths.shape[0], dtype=np.int64)
+    offsets[place] = ends - lengths[place]
+    arena = rng.integers(0, 1000, size=int(ends[-1])).astype(np.int32)
+    counters = cp.zeros(cuda_engine.COUNTERS, dtype=cp.uint64)
+    counters[cuda_engine.DEFERRED] = lengths.shape[0]
+    n_sets = counters[cuda_engine.DEFERRED:cuda_engine.DEFERRED + 1]
     deferred = cuda_engine._Deferred(cp.asarray(arena), None, None, cp.asarray(offsets), cp.asarray(lengths),
-                                     None, lengths.shape[0], 1)
+                                     n_sets, 64, 1)
     share = 64 * cuda_engine.AUTO_CHUNK_SHARE
-    found = cp.zeros(1, dtype=cp.uint64)
-    entry, lo, hi, order, n_slots = cuda_engine._cost_chunks(deferred, lengths.shape[0], cp.asarray(degree),
-                                                             share, found)
-    n = int(found.get()[0])
+    max_sets = lengths.shape[0] + 5
+    entry, lo, hi, order, n_slots = cuda_engine._cost_chunks(deferred, max_sets, cp.asarray(degree), share,
+                                                             counters)
+    got = counters.get()
+    n = int(got[cuda_engine.CHUNKS])
     order = order.get()
-    assert n_slots == lengths.shape[0] + share
+    assert n_slots == max_sets + share
     np.testing.assert_array_equal(np.sort(order), np.arange(n_slots))
     entry, lo, hi = entry.get()[order], lo.get()[order], hi.get()[order]
     assert (lo[:n] < hi[:n]).all() and (lo[n:] == 0).all() and (hi[n:] == 0).all()
-    item_cost = 1 + degree[arena].astype(np.int64)
-    target = max(cuda_engine.MIN_CHUNK_COST, -(-int(item_cost.sum()) // share))
+    costs = [1 + degree[arena[off: off + length]].astype(np.int64) for off, length in zip(offsets, lengths,
+                                                                                             strict=True)]
+    assert int(got[cuda_engine.CHUNK_COST]) == sum(int(c.sum()) for c in costs)
+    target = max(cuda_engine.MIN_CHUNK_COST, -(-sum(int(c.sum()) for c in costs) // share))
     want = set()
-    for e, length in enumerate(lengths):
-        cost = item_cost[offsets[e]: offsets[e] + length]
+    for e, cost in enumerate(costs):
         run = (np.cumsum(cost) - cost) // target
         heads = np.flatnonzero(np.diff(run, prepend=-1))
-        want |= {(e, a, b) for a, b in zip(heads, [*heads[1:], length], strict=True)}
+        want |= {(e, a, b) for a, b in zip(heads, [*heads[1:], cost.shape[0]], strict=True)}
     assert set(zip(entry[:n].tolist(), lo[:n].tolist(), hi[:n].tolist(), strict=True)) == want
-    cost = np.array([item_cost[offsets[e] + a: offsets[e] + b].sum()
-                     for e, a, b in zip(entry[:n], lo[:n], hi[:n], strict=True)])
-    assert (np.diff(cost) <= 0).all()
+    chunk_cost = np.array([costs[e][a:b].sum() for e, a, b in zip(entry[:n], lo[:n], hi[:n], strict=True)])
+    assert (np.diff(chunk_cost) <= 0).all()
 
 
 def test_a_deadline_lies_its_budget_ahead_of_the_device_timer() -> None:

@@ -3,7 +3,7 @@
 # of each CuPy step (host_costs.py); the timeline (cProfile by cumulative time) of the 4-clique's
 # count, the diamond's and the update at HEAD (old/: a copy of HEAD's deltamatch/ and bench/gpu/,
 # its CuPy builds in the carried cache) and with the chunks in fixed slots (no wait for their
-# number); then the engine's GPU tests of the chunks and deferral.
+# number) and the pinned uploads; then the GPU tests of the chunks and the uploads.
 set -u
 t0=$(date +%s)
 timeout 100 python3 bench/gpu/host_costs.py --reps 200 > $OUT/host-costs.log 2>&1
@@ -14,5 +14,5 @@ for tree in old new; do
     --host-profile 10 --profile-sort cumulative --top 20 > $OUT/timeline-$tree.log 2>&1
   echo "timeline $tree rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^(steady|host)" $OUT/timeline-$tree.log
 done
-timeout 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "chunk or defer or split" > $OUT/gpu-tests-chunks.log 2>&1
+timeout 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "deferred_sets or upload" > $OUT/gpu-tests-chunks.log 2>&1
 echo "chunk tests rc $? at $(( $(date +%s) - t0 )) s"; tail -3 $OUT/gpu-tests-chunks.log
