@@ -603,7 +603,7 @@ class Launch:
 TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS, CHUNK_COST = 0, 1, 2, 4, 5, 6, 8, 9
 COUNTERS = 10
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
-ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB
+ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost prefixes (_cost_chunks)
 
 
 def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:

@@ -3,7 +3,7 @@
 # of each CuPy step (host_costs.py); the timeline (cProfile by cumulative time) of the 4-clique's
 # count, the diamond's and the update at HEAD (old/: a copy of HEAD's deltamatch/ and bench/gpu/,
 # its CuPy builds in the carried cache) and with the chunks in fixed slots (no wait for their
-# number) and the pinned uploads; then the GPU tests of the chunks and the uploads.
+# number; phase 1 queued behind phase 0) and the pinned uploads; then the GPU tests of the chunks and the uploads.
 set -u
 t0=$(date +%s)
 timeout 100 python3 bench/gpu/host_costs.py --reps 200 > $OUT/host-costs.log 2>&1
