@@ -274,8 +274,8 @@ def upload(*arrays: np.ndarray) -> list:
     """1-D host arrays copied to the device in one copy on the current stream, as device views in
     order.  Each array starts at a multiple of 8 bytes of one buffer, so the views may differ in
     dtype.  With PINNED_UPLOAD they are packed into a pinned buffer of a per-device ring and copied
-    from there; CuPy's asarray, which stages through its pinned pool, cost the host 0.1-0.15 ms a
-    copy whatever its size (session 14's calls 5 and 6, on the H200's host)."""
+    from there: an update's nine arrays cost the host 48.6 us against 57.6 through CuPy's asarray,
+    most of either the nine views (2.6 us each; bench/gpu/host_costs.py, session 29, H100)."""
     cp = cupy()
     starts = [0]
     for a in arrays:
