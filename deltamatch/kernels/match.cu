@@ -27,9 +27,9 @@
 //
 // Load balance: tasks come from a global queue, heaviest first.  With deferral on, a counting
 // task whose level-2 set costs much (deferral_cost) is not walked by its warp: the set goes to a
-// global arena and the host cuts the deferred sets into chunks of equal estimated cost, which a
-// second launch (`phase` 1) spreads over all warps; each chunk adds its matches to its task's
-// count.
+// global arena, the kernels at the end of this file cut the deferred sets into chunks of equal
+// estimated cost, and a second launch (`phase` 1), queued behind them without the host waiting,
+// spreads the chunks over all warps; each chunk adds its matches to its task's count.
 //
 // Work sharing (PGMiner's warp stealing, at the last two levels): a counting pair list of at least
 // `share_pairs` pairs is published on a board (one record per warp) and its owner claims pieces of
