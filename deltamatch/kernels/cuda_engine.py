@@ -275,7 +275,7 @@ def upload(*arrays: np.ndarray) -> list:
     order.  Each array starts at a multiple of 8 bytes of one buffer, so the views may differ in
     dtype.  With PINNED_UPLOAD they are packed into a pinned buffer of a per-device ring and copied
     from there: an update's nine arrays cost the host 48.6 us against 57.6 through CuPy's asarray,
-    most of either the nine views (2.6 us each; bench/gpu/host_costs.py, session 29, H100)."""
+    about half of either the nine views (2.6 us each; bench/gpu/host_costs.py, session 29, H100)."""
     cp = cupy()
     starts = [0]
     for a in arrays:

@@ -387,8 +387,8 @@ def test_a_short_host_task_list_is_ordered_on_the_host_in_the_tasks_copy(name: s
 
 
 def test_a_full_arena_walks_its_overflow_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With an arena of 64 entries most heavy tasks find no room and are walked in phase 0; the
-    deferred sets' length then comes from their records, not the arena's fill: the same counts."""
+    """With an arena of 64 entries most heavy tasks find no room and are walked in phase 0, and the
+    chunk steps queued behind it see only the sets recorded: the same counts."""
     from deltamatch.kernels import cuda_engine
 
     rng = np.random.default_rng(12)
