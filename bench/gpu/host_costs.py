@@ -68,7 +68,7 @@ def main() -> int:
     staged = np.frombuffer(pinned, dtype=np.int32, count=host.size)
     out = cp.empty(host.size, dtype=cp.int32)
     steps = {
-        "cp.asarray(8 KiB numpy) [today's upload copy]": lambda: cp.asarray(host),
+        "cp.asarray(8 KiB numpy) [upload without PINNED_UPLOAD]": lambda: cp.asarray(host),
         "engine.upload(nine arrays of a batch's plan), PINNED_UPLOAD": lambda: engine.upload(*nine),
         "engine.upload(nine arrays of a batch's plan), asarray": lambda: upload_by_asarray(*nine),
         "pinned: numpy copy in + memcpyAsync": lambda: (
