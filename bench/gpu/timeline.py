@@ -11,7 +11,12 @@ synchronizations and Python).  Prints one table per step, summed over the batche
 first (which is printed apart: first use).  With `--host-profile N`, each pattern's count of the
 last batch then runs N more times without the profiler: its plain wall time (median), and the
 host functions that time goes to under cProfile (a `.get()` that waits for the device shows as
-its own time there); so does the graph update, over 2N further batches of the same size.
+its own time there); so does the graph update, over 2N further batches of the same size.  With
+`--step-clock N`, the same counts and updates under a clock on each engine step instead (the
+median microseconds a run spends inside each, callees included: the clock costs a fraction of a
+microsecond a step where cProfile doubles the time), and with `--graph-replay N` each count's
+launches captured once as a CUDA graph and replayed N times (its total checked): the wall time a
+count would take without the host's launch path.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -114,6 +119,122 @@ def host_profile(name: str, count, reps: int, top: int, sort: str = "tottime") -
             print(f"  {line.strip()[:150]}")
 
 
+# The steps the clock times: the engine's functions (module attributes, so calls between them go
+# through the clock), the match launch, the update's plan, and the CuPy calls they make.
+CLOCKED_ENGINE = ("count_tasks", "uploaded_tasks", "host_heavy_first", "upload", "device_batch",
+                  "_count_parts", "start_match", "swapped_seeds", "launch_shape", "free_bytes",
+                  "_deferred_buffers", "_deadline", "_cost_chunks", "_launch_chunks", "finish_match",
+                  "kernel", "grid_blocks")
+CLOCKED_CUPY = ("zeros", "empty", "argsort", "cumsum")
+
+
+def clocked(spent: dict[str, float], name: str, fn):
+    """`fn`, adding the seconds each call takes to spent[name]."""
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[name] += time.perf_counter() - t0
+    return timed
+
+
+def step_clock(name: str, run, reps: int) -> None:
+    """Median microseconds each clocked step takes per `run()` (callees included), over `reps`."""
+    from deltamatch.workers import cuda_backend
+
+    spent: dict[str, float] = defaultdict(float)
+    saved = []
+    targets = [(engine, f, f) for f in CLOCKED_ENGINE] + [(cp, f, f"cp.{f}") for f in CLOCKED_CUPY]
+    targets += [(engine._MatchRun, "launch", "_MatchRun.launch"),
+                (cuda_backend, "plan_update", "plan_update"),
+                (cuda_backend.GpuGraph, "ensure_vertices", "ensure_vertices")]
+    for owner, attr, label in targets:
+        saved.append((owner, attr, getattr(owner, attr)))
+        setattr(owner, attr, clocked(spent, label, getattr(owner, attr)))
+    per_run: dict[str, list[float]] = defaultdict(list)
+    try:
+        for _ in range(reps):
+            spent.clear()
+            cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            run()
+            cp.cuda.Device().synchronize()
+            per_run["(wall, synchronized)"].append(time.perf_counter() - t0)
+            for step, seconds in spent.items():
+                per_run[step].append(seconds)
+    finally:
+        for owner, attr, fn in saved:
+            setattr(owner, attr, fn)
+    print(f"step clock {name}: median us per run over {reps}, callees included")
+    for step, seconds in sorted(per_run.items(), key=lambda kv: -np.median(kv[1])):
+        print(f"  {np.median(seconds) * 1e6:9.1f}  x{len(seconds) / reps:4.1f}  {step}")
+
+
+def capture(stream, start):
+    """(started run, CUDA graph) of `start()` captured on `stream`; None where the capture failed (a
+    step that synchronizes, as thrust's sort may), with the capture ended."""
+    stream.begin_capture()
+    try:
+        started = start()
+    except Exception as exc:  # the capture's own error, whatever CuPy raises it as
+        print(f"  capture failed: {type(exc).__name__}: {str(exc)[:200]}")
+        try:
+            stream.end_capture()
+        except Exception as end_exc:  # an invalidated capture may not end cleanly either
+            print(f"  end_capture: {type(end_exc).__name__}: {str(end_exc)[:200]}")
+        return None
+    return started, stream.end_capture()
+
+
+def graph_replay(name: str, view, plans, tasks, batch, reps: int) -> None:
+    """One count's launches (start_match, the CPU engine's single part) captured as a CUDA graph on a
+    stream of their own, then replayed `reps` times: the median wall time of a replay and its
+    counters' read, against the same count run by start_match / finish_match on that stream.  Where
+    the chunk order's sort cannot be captured, it is captured again with the slots in index order
+    (same total, another order)."""
+    g, p, b = engine.device_graph(view), engine._plans(plans), engine.device_batch(batch)
+    balance = engine.Balance().for_pattern(p.k)
+    t, order = engine.uploaded_tasks(g, p, tasks, balance)
+    stream = cp.cuda.Stream(non_blocking=True)
+    walls = {"start_match + finish_match": [], "graph replay + counters read": []}
+    with stream:
+        counts = cp.zeros(t.size, dtype=cp.int64)
+        start = partial(engine.start_match, g, p, t, b, plans.induced, counts=counts, perm=order,
+                        balance=balance)
+        expected = engine.finish_match(start())
+        for _ in range(reps):
+            stream.synchronize()
+            t0 = time.perf_counter()
+            engine.finish_match(start())
+            walls["start_match + finish_match"].append(time.perf_counter() - t0)
+        stream.synchronize()
+        captured = capture(stream, start)
+        if captured is None:
+            argsort = cp.argsort
+            cp.argsort = lambda keys: cp.arange(keys.shape[0], dtype=cp.int64)
+            try:
+                captured = capture(stream, start)
+            finally:
+                cp.argsort = argsort
+            if captured is None:
+                return
+            print(f"graph replay {name}: captured with the slots in index order")
+        started, graph = captured
+        for _ in range(reps):
+            stream.synchronize()
+            t0 = time.perf_counter()
+            graph.launch(stream)
+            got = int(started.run.counters.get(stream=stream)[engine.TOTAL])
+            walls["graph replay + counters read"].append(time.perf_counter() - t0)
+            if got != expected:
+                print(f"graph replay {name}: total {got} != {expected}")
+                return
+    for label, times in walls.items():
+        print(f"graph replay {name}: {label} median {np.median(times) * 1e3:.3f} ms, "
+              f"min {min(times) * 1e3:.3f} over {reps} (total {expected})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", type=int, default=20)
@@ -126,6 +247,10 @@ def main() -> int:
                     help="then N plain and N cProfiled runs of each pattern's last count")
     ap.add_argument("--profile-sort", default="tottime", choices=("tottime", "cumulative"),
                     help="the cProfile listing's order: own time, or with callees")
+    ap.add_argument("--step-clock", type=int, default=0, metavar="N",
+                    help="then N runs of each count and update under the step clock")
+    ap.add_argument("--graph-replay", type=int, default=0, metavar="N",
+                    help="then each count captured as a CUDA graph and replayed N times")
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
@@ -163,6 +288,20 @@ def main() -> int:
             g.apply(edges[:0], edges[start : start + args.batch])
 
         host_profile("update", next_update, args.host_profile, 2 * args.top, args.profile_sort)
+        pos += 2 * args.host_profile * args.batch
+    if args.step_clock:
+        for name in names:
+            count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
+            step_clock(name, count, args.step_clock)
+        further = iter(range(args.step_clock))
+
+        def clocked_update() -> None:
+            start = pos + next(further) * args.batch
+            g.apply(edges[:0], edges[start : start + args.batch])
+
+        step_clock("update", clocked_update, args.step_clock)
+    for name in names if args.graph_replay else []:
+        graph_replay(name, g.view(), plans[name], tasks[name], view, args.graph_replay)
     return 0
 
 
