@@ -820,14 +820,15 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
     """The deferred sets (at most `max_sets`; how many, `d.n`, stays on the device) cut into chunks
     of about equal estimated cost (1 + deg(w) per candidate w, or with `by_set` 1 + min(deg(w),
     the set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and `share` in all:
-    (entry, lo, hi) per slot, the order that runs them costliest first, and the number of slots.  A
-    candidate is never cut, so one that costs more than a chunk is a chunk of its own.  Each set's
-    chunks have slots of their own (match.cu: deferred_set_slots), some of them empty,
-    max_sets + share in all, so that every step is queued without the host reading a count: phase 1
-    runs right behind phase 0 (the empty slots sort last, where it stops).  The run's `counters`
-    get the chunks' number (CHUNKS) and total cost (CHUNK_COST).  Three kernels (deferred_set_costs,
-    _set_slots, _slot_chunks), a scan and the sort; until session 29 the host waited for phase 0's
-    counts and then for the number of chunks."""
+    (entry, lo, hi) per slot, the order that runs them costliest first (by cost class: within a
+    factor of two), and the number of slots.  A candidate is never cut, so one that costs more than
+    a chunk is a chunk of its own.  Each set's chunks have slots of their own (match.cu:
+    deferred_set_slots), some of them empty, max_sets + share in all, so that every step is queued
+    without the host reading a count: phase 1 runs right behind phase 0 (the empty slots are ordered
+    last, where it stops).  The run's `counters` get the chunks' number (CHUNKS) and total cost
+    (CHUNK_COST).  Four launches (deferred_set_costs, _set_slots, _slot_chunks, _chunk_order); until
+    session 29 the host waited for phase 0's counts and then for the number of chunks, until
+    session 30 CuPy's cumsum and argsort placed and ordered the slots (24 and 54 us of host time)."""
     cp = cupy()
     threads = 256
     within = cp.empty(d.arena.shape[0], dtype=cp.int64)
@@ -835,21 +836,21 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
     kernel("match.cu", "deferred_set_costs")(
         (grid_blocks(max_sets, 1),), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, d.arena, degree, np.int32(by_set), within, total))
-    slots = cp.empty(max_sets, dtype=cp.int64)
+    slot_end = cp.empty(max_sets, dtype=cp.int64)
     kernel("match.cu", "deferred_set_slots")(
-        (grid_blocks(max_sets, threads),), (threads,),
+        (1,), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, within, total, np.int64(share),
-         np.int64(MIN_CHUNK_COST), slots))
-    slot_end = cp.cumsum(slots)
+         np.int64(MIN_CHUNK_COST), slot_end))
     n_slots = max_sets + share
     chunk_set = cp.empty(n_slots, dtype=cp.int64)
-    lo, hi = cp.empty(n_slots, dtype=cp.int32), cp.empty(n_slots, dtype=cp.int32)
-    cost_key = cp.empty(n_slots, dtype=cp.int32)
+    lo, hi, cost_class = (cp.empty(n_slots, dtype=cp.int32) for _ in range(3))
     kernel("match.cu", "deferred_slot_chunks")(
         (grid_blocks(n_slots, threads),), (threads,),
-        (np.int64(n_slots), np.int32(max_sets), slot_end, d.off, d.length, within, total, np.int64(share),
-         np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_key, found))
-    return chunk_set, lo, hi, cp.argsort(cost_key), n_slots
+        (np.int64(n_slots), np.int32(max_sets), n_sets, slot_end, d.off, d.length, within, total,
+         np.int64(share), np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_class, found))
+    order = cp.empty(n_slots, dtype=cp.int64)
+    kernel("match.cu", "deferred_chunk_order")((1,), (1024,), (np.int64(n_slots), cost_class, order))
+    return chunk_set, lo, hi, order, n_slots
 
 
 @dataclass

@@ -1872,6 +1872,32 @@ __device__ __forceinline__ dm_i64 dm_chunk_target(const dm_u64* total, dm_i64 sh
     return max(min_cost, ((dm_i64)*total + share - 1) / share);
 }
 
+// The inclusive prefix of `value` over the block's DM_SCAN_THREADS threads, plus *carry, which then
+// holds the tile's last prefix (a block scans a long array tile by tile).  Every thread calls it.
+__device__ __forceinline__ dm_i64 dm_block_scan(dm_i64 value, dm_i64* warp_sums, dm_i64* carry) {
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const dm_i64 in_warp = dm_warp_scan(value);
+    if (lane == 31) {
+        warp_sums[warp] = in_warp;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const dm_i64 sums = dm_warp_scan(lane < DM_SCAN_THREADS / 32 ? warp_sums[lane] : (dm_i64)0);
+        if (lane < DM_SCAN_THREADS / 32) {
+            warp_sums[lane] = sums;
+        }
+    }
+    __syncthreads();
+    const dm_i64 prefix = *carry + (warp > 0 ? warp_sums[warp - 1] : 0) + in_warp;
+    __syncthreads();  // every thread has read carry and warp_sums
+    if (threadIdx.x == DM_SCAN_THREADS - 1) {
+        *carry = prefix;
+    }
+    __syncthreads();
+    return prefix;
+}
+
 // Block by block, set by set (DM_SCAN_THREADS threads): the inclusive prefix of the set's item
 // costs, within the set, at within[defer_off[e] + i]; their sum is added to *total.
 extern "C" __global__ void deferred_set_costs(int max_sets, const dm_u64* n_sets, const dm_i64* defer_off,
@@ -1879,8 +1905,6 @@ extern "C" __global__ void deferred_set_costs(int max_sets, const dm_u64* n_sets
                                               int by_set, dm_i64* within, dm_u64* total) {
     __shared__ dm_i64 warp_sums[DM_SCAN_THREADS / 32];
     __shared__ dm_i64 carry;
-    const int warp = threadIdx.x >> 5;
-    const int lane = threadIdx.x & 31;
     const int sets = (int)min((dm_u64)max_sets, *n_sets);
     for (int e = blockIdx.x; e < sets; e += gridDim.x) {
         const dm_i64 off = defer_off[e];
@@ -1891,32 +1915,15 @@ extern "C" __global__ void deferred_set_costs(int max_sets, const dm_u64* n_sets
         __syncthreads();
         for (int base = 0; base < len; base += DM_SCAN_THREADS) {
             const int i = base + threadIdx.x;
-            dm_i64 cost = 0;
+            dm_i64 cost = 0;  // items past the set cost 0
             if (i < len) {
                 const dm_i64 reads = degree[arena[off + i]];
                 cost = 1 + (by_set ? min(reads, (dm_i64)len) : reads);  // the set's length bounds a base-set level
             }
-            const dm_i64 in_warp = dm_warp_scan(cost);
-            if (lane == 31) {
-                warp_sums[warp] = in_warp;
-            }
-            __syncthreads();
-            if (warp == 0) {
-                const dm_i64 sums = dm_warp_scan(lane < DM_SCAN_THREADS / 32 ? warp_sums[lane] : (dm_i64)0);
-                if (lane < DM_SCAN_THREADS / 32) {
-                    warp_sums[lane] = sums;
-                }
-            }
-            __syncthreads();
-            const dm_i64 prefix = carry + (warp > 0 ? warp_sums[warp - 1] : 0) + in_warp;
+            const dm_i64 prefix = dm_block_scan(cost, warp_sums, &carry);
             if (i < len) {
                 within[off + i] = prefix;
             }
-            __syncthreads();  // every thread has read carry and warp_sums
-            if (threadIdx.x == DM_SCAN_THREADS - 1) {
-                carry = prefix;  // the tile's last prefix (items past the set cost 0)
-            }
-            __syncthreads();
         }
         if (threadIdx.x == 0) {
             atomicAdd(total, (dm_u64)carry);
@@ -1925,36 +1932,51 @@ extern "C" __global__ void deferred_set_costs(int max_sets, const dm_u64* n_sets
     }
 }
 
-// slots[e]: set e's chunk slots, one for each q = 0 .. q of its last item (0 past *n_sets): in all
-// at most max_sets + total / target <= max_sets + share.  Some q no item has: their slots stay empty.
+// One block (DM_SCAN_THREADS threads): slot_end[e], the inclusive prefix over the sets e < *n_sets
+// (at most max_sets) of their chunk slots, one for each q = 0 .. q of the set's last item: in all
+// at most *n_sets + total / target <= max_sets + share.  Some q no item has: their slots stay empty.
+// The sets a batch defers are few (tens to thousands): one block scans them in a few tiles.
 extern "C" __global__ void deferred_set_slots(int max_sets, const dm_u64* n_sets, const dm_i64* defer_off,
                                               const int* defer_len, const dm_i64* within, const dm_u64* total,
-                                              dm_i64 share, dm_i64 min_cost, dm_i64* slots) {
+                                              dm_i64 share, dm_i64 min_cost, dm_i64* slot_end) {
+    __shared__ dm_i64 warp_sums[DM_SCAN_THREADS / 32];
+    __shared__ dm_i64 carry;
     const dm_i64 target = dm_chunk_target(total, share, min_cost);
     const int sets = (int)min((dm_u64)max_sets, *n_sets);
-    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < max_sets; e += gridDim.x * blockDim.x) {
+    if (threadIdx.x == 0) {
+        carry = 0;
+    }
+    __syncthreads();
+    for (int base = 0; base < sets; base += DM_SCAN_THREADS) {
+        const int e = base + threadIdx.x;
         const int len = e < sets ? defer_len[e] : 0;
-        slots[e] = len < 2 ? len : 1 + within[defer_off[e] + len - 2] / target;
+        const dm_i64 slots = len < 2 ? len : 1 + within[defer_off[e] + len - 2] / target;
+        const dm_i64 end = dm_block_scan(slots, warp_sums, &carry);
+        if (e < sets) {
+            slot_end[e] = end;
+        }
     }
 }
 
-// Slot c (of n_slots, at least the sets' slots; slot_end: the inclusive prefix of
-// deferred_set_slots) as a chunk: its set, first and past-the-last candidate within the set, and
-// its estimated cost negated and clamped to int (a sort key: an ascending sort of 32-bit keys puts
-// the costliest first).  An empty slot has lo == hi == 0 and key 0, so that it sorts after every
-// chunk (match_body stops at the first it meets).  The chunks found are added to *n_chunks.
-extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, const dm_i64* slot_end,
-                                                const dm_i64* defer_off, const int* defer_len,
-                                                const dm_i64* within, const dm_u64* total, dm_i64 share,
-                                                dm_i64 min_cost, dm_i64* chunk_set, int* chunk_lo,
-                                                int* chunk_hi, int* cost_key, dm_u64* n_chunks) {
+// Slot c (of n_slots, at least the sets' slots; slot_end: deferred_set_slots) as a chunk: its set,
+// first and past-the-last candidate within the set, and its cost class, 64 - clz(estimated cost)
+// (1 ..  63: the chunks of a class cost within a factor of two).  An empty slot has lo == hi == 0
+// and class 0, so that it is ordered after every chunk (match_body stops at the first it meets).
+// The chunks found are added to *n_chunks.
+extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, const dm_u64* n_sets,
+                                                const dm_i64* slot_end, const dm_i64* defer_off,
+                                                const int* defer_len, const dm_i64* within, const dm_u64* total,
+                                                dm_i64 share, dm_i64 min_cost, dm_i64* chunk_set, int* chunk_lo,
+                                                int* chunk_hi, int* chunk_class, dm_u64* n_chunks) {
     const dm_i64 target = dm_chunk_target(total, share, min_cost);
+    const int sets = (int)min((dm_u64)max_sets, *n_sets);
+    const dm_i64 slots = sets > 0 ? slot_end[sets - 1] : 0;
     for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_slots;
          c += (dm_i64)gridDim.x * blockDim.x) {
         int e = 0;
         dm_i64 lo = 0, hi = 0, cost = 0;
-        if (c < slot_end[max_sets - 1]) {
-            e = (int)dm_upper_bound64(slot_end, max_sets, c);
+        if (c < slots) {
+            e = (int)dm_upper_bound64(slot_end, sets, c);
             const dm_i64 q = c - (e > 0 ? slot_end[e - 1] : 0);
             const dm_i64* w = within + defer_off[e];  // b_i = w[i - 1], b_0 = 0
             const dm_i64 last = defer_len[e] - 1;
@@ -1973,6 +1995,37 @@ extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, co
         chunk_set[c] = e;
         chunk_lo[c] = (int)lo;
         chunk_hi[c] = (int)hi;
-        cost_key[c] = -(int)min(cost, (dm_i64)0x7fffffff);
+        chunk_class[c] = cost > 0 ? 64 - __clzll((unsigned long long)cost) : 0;
+    }
+}
+
+#define DM_COST_CLASSES 64
+
+// One block: order[0 .. n_slots), the slots by decreasing cost class (deferred_slot_chunks), the
+// empty slots last: a counting sort (one pass counts the classes, one places the slots; within a
+// class, in the order the atomics give).  Phase 1 runs the costliest chunks first, as a sort by
+// exact cost would to within a factor of two, for two launches' worth of host time less than CuPy's
+// argsort (session 30).
+extern "C" __global__ void deferred_chunk_order(dm_i64 n_slots, const int* chunk_class, dm_i64* order) {
+    __shared__ unsigned long long next[DM_COST_CLASSES];
+    for (int k = threadIdx.x; k < DM_COST_CLASSES; k += blockDim.x) {
+        next[k] = 0;
+    }
+    __syncthreads();
+    for (dm_i64 c = threadIdx.x; c < n_slots; c += blockDim.x) {
+        atomicAdd(&next[chunk_class[c]], 1ull);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long at = 0;
+        for (int k = DM_COST_CLASSES - 1; k >= 0; --k) {
+            const unsigned long long count = next[k];
+            next[k] = at;
+            at += count;
+        }
+    }
+    __syncthreads();
+    for (dm_i64 c = threadIdx.x; c < n_slots; c += blockDim.x) {
+        order[atomicAdd(&next[chunk_class[c]], 1ull)] = c;
     }
 }
