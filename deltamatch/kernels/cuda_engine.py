@@ -375,6 +375,12 @@ def _ptr(array) -> Any:
     return NULL if array is None else array
 
 
+def _word(array, index: int) -> np.uint64:
+    """The device address of array[index] as a kernel argument (a pointer passed by value): 0.3 us
+    where the one-element slice CuPy would pack for it costs 2.6 (host_costs.py, session 29)."""
+    return np.uint64(array.data.ptr + index * array.itemsize)
+
+
 @dataclass(frozen=True)
 class Balance:
     """The in-GPU load-balance switches (PGMiner's ablation: none, splitting, + unrolling, + stealing).
@@ -488,9 +494,7 @@ class Balance:
     def for_pattern(self, k: int) -> Balance:
         """The switches a plan table of `k`-vertex patterns runs under: unroll (and with it steal
         and last_memo, which need it) off where 4 <= k < unroll_min_k."""
-        if self.unroll and 4 <= k < self.unroll_min_k:
-            return replace(self, unroll=False)
-        return self
+        return _for_pattern(self, k)
 
     def unroll_limit(self) -> int:
         """match.cu's `unroll`: flat pair lists where a candidate averages fewer pairs (0: never)."""
@@ -510,6 +514,15 @@ class Balance:
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""
         return tuple(dict.fromkeys((self.defines(), self.defines(pair_table=False))))
+
+
+@functools.lru_cache(maxsize=256)
+def _for_pattern(balance: Balance, k: int) -> Balance:
+    """`Balance.for_pattern`, memoized: a `replace` of the dataclass took 9.5 us on this project's
+    machine, and a count asks three times (session 30)."""
+    if balance.unroll and 4 <= k < balance.unroll_min_k:
+        return replace(balance, unroll=False)
+    return balance
 
 
 NO_BALANCE = Balance(heavy_first=False, split=False, unroll=False, steal=False, fill=False, seed_swap=False)
@@ -719,9 +732,11 @@ def heavy_first(graph: DeviceGraph, tasks: DeviceTasks):
 
 
 def host_heavy_first(host_degree: np.ndarray, tasks: TaskList) -> np.ndarray:
-    """`heavy_first` on the host, from the degrees the host keeps."""
+    """`heavy_first` on the host, from the degrees the host keeps (ties in task order).  A stable
+    sort of the int32 costs: 26 us against 48 for numpy's default sort of them as int64 (2,000
+    tasks, this project's machine, session 30)."""
     cost = np.minimum(host_degree[tasks.u], host_degree[tasks.v])
-    return np.argsort(-cost.astype(np.int64))
+    return np.argsort(-cost, kind="stable")
 
 
 def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | DeviceTasks,
@@ -788,7 +803,9 @@ def _timer_offset_ns(device: int) -> int:
 
 
 class _Deferred(NamedTuple):
-    """Phase 0's deferred tasks: arena entries (task, offset, length), their count and capacity."""
+    """Phase 0's deferred tasks: arena entries (task, offset, length), their count and capacity;
+    `used` (the arena's fill) and `n` (the entries' count) are words of the run's counters, passed
+    by address (`_word`)."""
 
     arena: Any
     used: Any
@@ -832,7 +849,7 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
     cp = cupy()
     threads = 256
     within = cp.empty(d.arena.shape[0], dtype=cp.int64)
-    n_sets, total, found = d.n, counters[CHUNK_COST:CHUNK_COST + 1], counters[CHUNKS:CHUNKS + 1]
+    n_sets, total, found = d.n, _word(counters, CHUNK_COST), _word(counters, CHUNKS)
     kernel("match.cu", "deferred_set_costs")(
         (grid_blocks(max_sets, 1),), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, d.arena, degree, np.int32(by_set), within, total))
@@ -875,19 +892,11 @@ class _MatchRun:
     deferred: _Deferred
     counters: Any  # uint64[COUNTERS], zeroed: the run's total, flags and queues
 
-    @property
-    def total(self):
-        return self.counters[TOTAL:TOTAL + 1]
-
-    @property
-    def flags(self):
-        return self.counters[FLAGS:FLAGS + 1].view(cupy().int32)
-
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None) -> None:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
-        queue = self.counters[QUEUE + phase:QUEUE + phase + 1]
+        counters = self.counters
         shared = function in SHARING_KERNELS
         board = cp.zeros(shape.warps * BOARD_WORDS, dtype=cp.uint64) if shared else None
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
@@ -903,16 +912,17 @@ class _MatchRun:
                 _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
-                _ptr(self.counts), self.total,
+                _ptr(self.counts), _word(counters, TOTAL),
                 _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
                 np.int64(self.window[0]), np.int64(self.window[1]),
                 self.scratch, np.int64(self.width),
                 d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
                 d.task, d.off, d.length, d.n, np.int64(d.cap),
                 _ptr(entry), _ptr(lo), _ptr(hi),
-                queue, np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline, self.flags,
+                _word(counters, QUEUE + phase), np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
+                _word(counters, FLAGS),
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                self.counters[ACTIVE + phase:ACTIVE + phase + 1], _ptr(g.hub_row),
+                _word(counters, ACTIVE + phase), _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits))
         match = kernel("match.cu", function, stats=self.stats is not None,
@@ -1070,7 +1080,7 @@ def _deferred_buffers(defer_cost: int, counters) -> _Deferred:
     """The arena and records of deferred tasks (placeholders when deferral is off); the arena's fill
     and the record count are slots of the run's zeroed `counters`."""
     cp = cupy()
-    used, n = counters[ARENA_USED:ARENA_USED + 1], counters[DEFERRED:DEFERRED + 1]
+    used, n = _word(counters, ARENA_USED), _word(counters, DEFERRED)
     if defer_cost <= 0:
         i64, i32 = cp.empty(1, cp.int64), cp.empty(1, cp.int32)
         return _Deferred(i32, used, i64, i64, i32, n, 0, 0)
