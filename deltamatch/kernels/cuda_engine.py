@@ -270,12 +270,10 @@ def _pack(packed: np.ndarray, arrays: tuple[np.ndarray, ...], starts: list[int])
         packed[start : start + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
-def upload(*arrays: np.ndarray) -> list:
-    """1-D host arrays copied to the device in one copy on the current stream, as device views in
-    order.  Each array starts at a multiple of 8 bytes of one buffer, so the views may differ in
-    dtype.  With PINNED_UPLOAD they are packed into a pinned buffer of a per-device ring and copied
-    from there: an update's nine arrays cost the host 48.6 us against 57.6 through CuPy's asarray,
-    about half of either the nine views (2.6 us each; bench/gpu/host_costs.py, session 29, H100)."""
+def _uploaded(arrays: tuple[np.ndarray, ...]) -> tuple[Any, list[int]]:
+    """The arrays copied to the device in one copy on the current stream: (the device buffer, each
+    array's byte offset in it, a multiple of 8).  With PINNED_UPLOAD they are packed into a pinned
+    buffer of a per-device ring and copied from there."""
     cp = cupy()
     starts = [0]
     for a in arrays:
@@ -294,7 +292,24 @@ def upload(*arrays: np.ndarray) -> list:
         packed = np.empty(nbytes, dtype=np.uint8)
         _pack(packed, arrays, starts)
         device = cp.asarray(packed)
+    return device, starts
+
+
+def upload(*arrays: np.ndarray) -> list:
+    """1-D host arrays copied to the device in one copy on the current stream (`_uploaded`), as
+    device views in order (they may differ in dtype).  From the pinned ring an update's nine
+    arrays cost the host 48.6 us against 57.6 through CuPy's asarray, about half of either the nine
+    views (2.6 us each; bench/gpu/host_costs.py, session 29, H100): `upload_addresses` has none."""
+    device, starts = _uploaded(arrays)
     return [device[start : start + a.nbytes].view(a.dtype) for a, start in zip(arrays, starts, strict=False)]
+
+
+def upload_addresses(*arrays: np.ndarray) -> tuple[Any, list[np.uint64]]:
+    """`upload` for arrays that only kernels read: the device buffer, to be held until the launches
+    that read it are queued (CuPy's pool gives freed memory to later work on the same stream
+    only), and each array's device address as a kernel argument (`_word`) instead of a view."""
+    device, starts = _uploaded(arrays)
+    return device, [np.uint64(device.data.ptr + start) for start in starts[:-1]]
 
 
 def device_plans(plans: PlanTable) -> DevicePlans:

@@ -351,7 +351,8 @@ class GpuGraph:
         self.triangle_seconds = time.perf_counter() - start
         plan = plan_update(deleted, inserted, self.host_degree, self.host_offsets, self.host_capacity,
                            self.pool_used)
-        d = plan._replace(**dict(zip(UpdatePlan._fields[:9], engine.upload(*plan[:9]), strict=True)))
+        held, addresses = engine.upload_addresses(*plan[:9])  # held until the kernels are queued
+        d = plan._replace(**dict(zip(UpdatePlan._fields[:9], addresses, strict=True)))
         n_rows = np.int32(plan.rows.shape[0])
         n_items, n_staged = int(plan.item_ptr[-1]), int(plan.stage_ptr[-1])
         self.last_update_bytes = 4 * (n_items + 3 * n_staged)
