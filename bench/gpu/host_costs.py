@@ -71,6 +71,7 @@ def main() -> int:
         "cp.asarray(8 KiB numpy) [upload without PINNED_UPLOAD]": lambda: cp.asarray(host),
         "engine.upload(nine arrays of a batch's plan), PINNED_UPLOAD": lambda: engine.upload(*nine),
         "engine.upload(nine arrays of a batch's plan), asarray": lambda: upload_by_asarray(*nine),
+        "engine.upload_addresses(nine arrays), PINNED_UPLOAD": lambda: engine.upload_addresses(*nine),
         "pinned: numpy copy in + memcpyAsync": lambda: (
             np.copyto(staged, host),
             cp.cuda.runtime.memcpyAsync(out.data.ptr, pinned.ptr, host.nbytes,

@@ -121,10 +121,10 @@ def host_profile(name: str, count, reps: int, top: int, sort: str = "tottime") -
 
 # The steps the clock times: the engine's functions (module attributes, so calls between them go
 # through the clock), the match launch, the update's plan, and the CuPy calls they make.
-CLOCKED_ENGINE = ("count_tasks", "uploaded_tasks", "host_heavy_first", "upload", "device_batch",
-                  "_count_parts", "start_match", "swapped_seeds", "launch_shape", "free_bytes",
-                  "_deferred_buffers", "_deadline", "_cost_chunks", "_launch_chunks", "finish_match",
-                  "kernel", "grid_blocks")
+CLOCKED_ENGINE = ("count_tasks", "uploaded_tasks", "host_heavy_first", "upload", "upload_addresses",
+                  "device_batch", "_count_parts", "start_match", "swapped_seeds", "launch_shape",
+                  "free_bytes", "_deferred_buffers", "_deadline", "_cost_chunks", "_launch_chunks",
+                  "finish_match", "kernel", "grid_blocks")
 CLOCKED_CUPY = ("zeros", "empty", "argsort", "cumsum")
 
 
