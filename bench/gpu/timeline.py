@@ -141,14 +141,16 @@ def clocked(spent: dict[str, float], name: str, fn):
 
 def step_clock(name: str, run, reps: int) -> None:
     """Median microseconds each clocked step takes per `run()` (callees included), over `reps`."""
-    from deltamatch.workers import cuda_backend
+    from deltamatch.workers import cuda_backend, triangle_table
 
     spent: dict[str, float] = defaultdict(float)
     saved = []
     targets = [(engine, f, f) for f in CLOCKED_ENGINE] + [(cp, f, f"cp.{f}") for f in CLOCKED_CUPY]
     targets += [(engine._MatchRun, "launch", "_MatchRun.launch"),
                 (cuda_backend, "plan_update", "plan_update"),
-                (cuda_backend.GpuGraph, "ensure_vertices", "ensure_vertices")]
+                (cuda_backend.GpuGraph, "ensure_vertices", "ensure_vertices"),
+                (triangle_table.TriangleTable, "insertions", "kept triangles: insertions"),
+                (triangle_table.TriangleTable, "deletions", "kept triangles: deletions")]
     for owner, attr, label in targets:
         saved.append((owner, attr, getattr(owner, attr)))
         setattr(owner, attr, clocked(spent, label, getattr(owner, attr)))
@@ -247,6 +249,8 @@ def main() -> int:
                     help="then N plain and N cProfiled runs of each pattern's last count")
     ap.add_argument("--profile-sort", default="tottime", choices=("tottime", "cumulative"),
                     help="the cProfile listing's order: own time, or with callees")
+    ap.add_argument("--kept-triangles", action="store_true",
+                    help="the graph keeps its triangles (as bench_gpu.py's does with the diamond)")
     ap.add_argument("--step-clock", type=int, default=0, metavar="N",
                     help="then N runs of each count and update under the step clock")
     ap.add_argument("--graph-replay", type=int, default=0, metavar="N",
@@ -255,6 +259,7 @@ def main() -> int:
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
     edges, n, cut, g = loaded_rmat(args.scale)
+    g.keep_triangles(args.kept_triangles)
     print(f"rmat:{args.scale}: {edges.shape[0]} edges, {cut} loaded; batches of {args.batch}, "
           f"{args.delete_fraction:.0%} deletions")
     names = args.patterns.split(",")
