@@ -23,7 +23,7 @@ timeout 100 python3 -m pytest -q -m gpu -p no:cacheprovider --maxfail=3 tests/ke
 echo "engine tests rc $? at $(( $(date +%s) - t0 )) s"; tail -5 $OUT/gpu-tests-engine.log
 bench new
 timeout 80 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --patterns 4-clique,diamond \
-  --kept-triangles --step-clock 50 --graph-replay 50 > $OUT/timeline-new.log 2>  --step-clock 50 --graph-replay 50 > $OUT/timeline-new.log 2>&11
+  --kept-triangles --step-clock 50 --graph-replay 50 > $OUT/timeline-new.log 2>&1
 echo "timeline rc $? at $(( $(date +%s) - t0 )) s"
 grep -E "^(steady|step|graph|  capture|  +[0-9.]+  x)" $OUT/timeline-new.log | grep -v "ms  x"
 timeout 30 python3 bench/gpu/host_costs.py --reps 200 > $OUT/host-costs.log 2>&1
