@@ -626,13 +626,10 @@ class Launch:
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
 # deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count, the
-# warps still on their own tasks in phase 0 and 1 (work sharing), phase 1's chunks and their
-# estimated cost in all, and the chunks of each cost class and the places they have taken
-# (COST_CLASSES each: match.cu's deferred_chunk_order).
+# warps still on their own tasks in phase 0 and 1 (work sharing), and phase 1's chunks and their
+# estimated cost in all.
 TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS, CHUNK_COST = 0, 1, 2, 4, 5, 6, 8, 9
-COST_CLASSES = 64
-CLASS_COUNT, CLASS_TAKEN = 10, 10 + COST_CLASSES
-COUNTERS = 10 + 2 * COST_CLASSES
+COUNTERS = 10
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost prefixes (_cost_chunks)
 
@@ -855,18 +852,18 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
     """The deferred sets (at most `max_sets`; how many, `d.n`, stays on the device) cut into chunks of
     about equal estimated cost (1 + deg(w) per candidate w, or with `by_set` 1 + min(deg(w), the
     set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and `share` in all: (entry,
-    lo, hi) per slot, the order that runs them costliest first (by cost class: within a factor of
-    two), and the number of slots.  A candidate is never cut, so one that costs more than a chunk is
-    a chunk of its own.  Each set's chunks have slots of their own (match.cu: deferred_set_slots),
-    some of them empty, max_sets + share + 1 in all (the last always empty), so that every step is
-    queued without the host reading a count: phase 1 runs right behind phase 0 (the order ends in
-    empty slots, where it stops).  The run's `counters` get the chunks' number (CHUNKS) and total
-    cost (CHUNK_COST).  Four launches (deferred_set_costs, _set_slots, _slot_chunks, _chunk_order);
-    until session 29 the host waited for phase 0's counts and then for the number of chunks, until
-    session 30 CuPy's cumsum and argsort placed and ordered the slots (25 and 58 us of host time).
-    The order's counting sort runs over the whole grid: most slots are empty (AUTO_CHUNK_SHARE for
-    each warp of phase 0), and in one block, their atomics on one shared counter took a RMAT-20
-    4-clique's count at 1,000 from 0.42 to 2.99 ms of device time (session 30)."""
+    lo, hi) per slot, the order that runs them costliest first, and the number of slots.  A
+    candidate is never cut, so one that costs more than a chunk is a chunk of its own.  Each set's
+    chunks have slots of their own (match.cu: deferred_set_slots), some of them empty, max_sets +
+    share in all, so that every step is queued without the host reading a count: phase 1 runs right
+    behind phase 0 (the empty slots sort last, where it stops).  The run's `counters` get the
+    chunks' number (CHUNKS) and total cost (CHUNK_COST).  Three kernels (deferred_set_costs,
+    _set_slots, which also places the slots, _slot_chunks) and the sort; until session 29 the host
+    waited for phase 0's counts and then for the number of chunks, until session 30 a CuPy cumsum
+    placed the slots (25 us of host time).  The sort (58 us) stays: a counting sort by cost class in
+    one block took a RMAT-20 4-clique's count at 1,000 from 0.42 to 2.99 ms of device time, most
+    slots being empty (AUTO_CHUNK_SHARE for each warp of phase 0) and their atomics on one counter
+    (session 30, docs/GPU.md)."""
     cp = cupy()
     threads = 256
     within = cp.empty(d.arena.shape[0], dtype=cp.int64)
@@ -879,19 +876,14 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
         (1,), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, within, total, np.int64(share),
          np.int64(MIN_CHUNK_COST), slot_end))
-    n_slots = max_sets + share + 1  # one past the bound: the last slot stays empty
+    n_slots = max_sets + share
     chunk_set = cp.empty(n_slots, dtype=cp.int64)
-    lo, hi, cost_class = (cp.empty(n_slots, dtype=cp.int32) for _ in range(3))
-    class_count = _word(counters, CLASS_COUNT)
+    lo, hi, cost_key = (cp.empty(n_slots, dtype=cp.int32) for _ in range(3))
     kernel("match.cu", "deferred_slot_chunks")(
         (grid_blocks(n_slots, threads),), (threads,),
         (np.int64(n_slots), np.int32(max_sets), n_sets, slot_end, d.off, d.length, within, total,
-         np.int64(share), np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_class, found, class_count))
-    order = cp.empty(n_slots, dtype=cp.int64)
-    kernel("match.cu", "deferred_chunk_order")(
-        (grid_blocks(n_slots, threads),), (threads,),
-        (np.int64(n_slots), cost_class, class_count, _word(counters, CLASS_TAKEN), order))
-    return chunk_set, lo, hi, order, n_slots
+         np.int64(share), np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_key, found))
+    return chunk_set, lo, hi, cp.argsort(cost_key), n_slots
 
 
 @dataclass

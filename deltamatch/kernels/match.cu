@@ -1959,16 +1959,15 @@ extern "C" __global__ void deferred_set_slots(int max_sets, const dm_u64* n_sets
 }
 
 // Slot c (of n_slots, at least the sets' slots; slot_end: deferred_set_slots) as a chunk: its set,
-// first and past-the-last candidate within the set, and its cost class, 64 - clz(estimated cost)
-// (1 ..  63: the chunks of a class cost within a factor of two).  An empty slot has lo == hi == 0
-// and class 0, so that it is ordered after every chunk (match_body stops at the first it meets).
-// The chunks found are added to *n_chunks, and to class_count[their class].
+// first and past-the-last candidate within the set, and its estimated cost negated and clamped to
+// int (a sort key: an ascending sort of 32-bit keys puts the costliest first).  An empty slot has
+// lo == hi == 0 and key 0, so that it sorts after every chunk (match_body stops at the first it
+// meets).  The chunks found are added to *n_chunks.
 extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, const dm_u64* n_sets,
                                                 const dm_i64* slot_end, const dm_i64* defer_off,
                                                 const int* defer_len, const dm_i64* within, const dm_u64* total,
                                                 dm_i64 share, dm_i64 min_cost, dm_i64* chunk_set, int* chunk_lo,
-                                                int* chunk_hi, int* chunk_class, dm_u64* n_chunks,
-                                                dm_u64* class_count) {
+                                                int* chunk_hi, int* cost_key, dm_u64* n_chunks) {
     const dm_i64 target = dm_chunk_target(total, share, min_cost);
     const int sets = (int)min((dm_u64)max_sets, *n_sets);
     const dm_i64 slots = sets > 0 ? slot_end[sets - 1] : 0;
@@ -1993,49 +1992,9 @@ extern "C" __global__ void deferred_slot_chunks(dm_i64 n_slots, int max_sets, co
                 atomicAdd(n_chunks, 1ull);
             }
         }
-        const int cls = cost > 0 ? 64 - __clzll((unsigned long long)cost) : 0;
-        if (cls > 0) {
-            atomicAdd(&class_count[cls], 1ull);
-        }
         chunk_set[c] = e;
         chunk_lo[c] = (int)lo;
         chunk_hi[c] = (int)hi;
-        chunk_class[c] = cls;
-    }
-}
-
-#define DM_COST_CLASSES 64
-
-// order[0 .. n_slots): the chunks by decreasing cost class (class_count: deferred_slot_chunks'), then
-// slot n_slots - 1 in every place left, which is empty (the host sizes the slots one past their
-// bound) so that phase 1 stops there.  A counting sort: each block places the classes from their
-// counts (two warps scan the 64 of them), and each chunk takes the next place of its class
-// (class_taken, zeroed); within a class, in the order the atomics give.  Phase 1 runs the costliest
-// chunks first, as a sort by exact cost would to within a factor of two.  The empty slots (most of
-// them: a share per resident warp) only fill in: one thread a slot, no atomic.
-extern "C" __global__ void deferred_chunk_order(dm_i64 n_slots, const int* chunk_class,
-                                                const dm_u64* class_count, dm_u64* class_taken, dm_i64* order) {
-    __shared__ dm_i64 start[DM_COST_CLASSES];
-    if (threadIdx.x < DM_COST_CLASSES) {
-        const int cls = DM_COST_CLASSES - 1 - threadIdx.x;  // thread 0 takes the costliest class
-        const dm_i64 count = (dm_i64)class_count[cls];
-        const dm_i64 in_warp = dm_warp_scan(count);
-        start[cls] = in_warp - count;
-    }
-    __syncthreads();
-    if (threadIdx.x >= 32 && threadIdx.x < DM_COST_CLASSES) {
-        start[DM_COST_CLASSES - 1 - threadIdx.x] += start[DM_COST_CLASSES - 32] + class_count[DM_COST_CLASSES - 32];
-    }
-    __syncthreads();
-    const dm_i64 n_chunks = start[0];  // class 0 (the empty slots) starts past every chunk
-    for (dm_i64 c = (dm_i64)blockIdx.x * blockDim.x + threadIdx.x; c < n_slots;
-         c += (dm_i64)gridDim.x * blockDim.x) {
-        const int cls = chunk_class[c];
-        if (cls > 0) {
-            order[start[cls] + (dm_i64)atomicAdd(&class_taken[cls], 1ull)] = c;
-        }
-        if (c >= n_chunks) {
-            order[c] = n_slots - 1;
-        }
+        cost_key[c] = -(int)min(cost, (dm_i64)0x7fffffff);
     }
 }
