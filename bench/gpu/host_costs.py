@@ -63,6 +63,7 @@ def main() -> int:
     keys = cp.arange(3000, dtype=cp.int32)[::-1].copy()
     flags = cp.arange(20000) % 7 == 0
     k10, k65 = many_args_kernel(10), many_args_kernel(65)
+    balance = engine.Balance()
     ptrs = [cp.zeros(1, dtype=cp.int32) for _ in range(65)]
     pinned = cp.cuda.alloc_pinned_memory(host.nbytes)
     staged = np.frombuffer(pinned, dtype=np.int32, count=host.size)
@@ -82,7 +83,7 @@ def main() -> int:
         "device slice + view": lambda: small[2:4].view(cp.int32),
         "ndarray over a memory pointer": lambda: cp.ndarray((2,), cp.int32, memptr=small.data + 16),
         "a word's address as an argument (engine._word)": lambda: engine._word(small, 2),
-        "Balance().for_pattern(4)": lambda: engine.Balance().for_pattern(4),
+        "Balance.for_pattern(4), memoized": lambda: balance.for_pattern(4),
         "launch, 10 pointer arguments": lambda: k10((1,), (32,), tuple(ptrs[:10])),
         "launch, 65 pointer arguments": lambda: k65((1,), (32,), tuple(ptrs)),
         "8 uint64 .get() [waits]": lambda: small.get(),

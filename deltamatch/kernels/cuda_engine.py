@@ -861,9 +861,9 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
     _set_slots, which also places the slots, _slot_chunks) and the sort; until session 29 the host
     waited for phase 0's counts and then for the number of chunks, until session 30 a CuPy cumsum
     placed the slots (25 us of host time).  The sort (58 us) stays: a counting sort by cost class in
-    one block took a RMAT-20 4-clique's count at 1,000 from 0.42 to 2.99 ms of device time, most
-    slots being empty (AUTO_CHUNK_SHARE for each warp of phase 0) and their atomics on one counter
-    (session 30, docs/GPU.md)."""
+    one block took 2.60 ms of device time in a RMAT-20 4-clique's count at 1,000, most slots being
+    empty (AUTO_CHUNK_SHARE for each warp of phase 0) and their atomics on one counter (session 30,
+    docs/GPU.md)."""
     cp = cupy()
     threads = 256
     within = cp.empty(d.arena.shape[0], dtype=cp.int64)
