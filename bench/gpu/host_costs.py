@@ -82,7 +82,7 @@ def main() -> int:
         "cp.zeros(8 uint64)": lambda: cp.zeros(8, dtype=cp.uint64),
         "device slice + view": lambda: small[2:4].view(cp.int32),
         "ndarray over a memory pointer": lambda: cp.ndarray((2,), cp.int32, memptr=small.data + 16),
-        "a word's address as an argument (engine._word)": lambda: engine._word(small, 2),
+        "a word's address as an argument (engine.word)": lambda: engine.word(small, 2),
         "Balance.for_pattern(4), memoized": lambda: balance.for_pattern(4),
         "launch, 10 pointer arguments": lambda: k10((1,), (32,), tuple(ptrs[:10])),
         "launch, 65 pointer arguments": lambda: k65((1,), (32,), tuple(ptrs)),

@@ -16,7 +16,8 @@ its own time there); so does the graph update, over 2N further batches of the sa
 median microseconds a run spends inside each, callees included: the clock costs a fraction of a
 microsecond a step where cProfile doubles the time), and with `--graph-replay N` each count's
 launches captured once as a CUDA graph and replayed N times (its total checked): the wall time a
-count would take without the host's launch path.
+count would take without the host's launch path.  `--ab SWITCH` times each count with a boolean
+of cuda_engine (DEVICE_CHUNK_ORDER, PINNED_UPLOAD) on and off, interleaved.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -149,8 +150,10 @@ def step_clock(name: str, run, reps: int) -> None:
     targets += [(engine._MatchRun, "launch", "_MatchRun.launch"),
                 (cuda_backend, "plan_update", "plan_update"),
                 (cuda_backend.GpuGraph, "ensure_vertices", "ensure_vertices"),
-                (triangle_table.TriangleTable, "insertions", "kept triangles: insertions"),
-                (triangle_table.TriangleTable, "deletions", "kept triangles: deletions")]
+                (cuda_backend, "plan_side", "kept triangles: plan_side"),
+                (triangle_table.TriangleTable, "queue_deletions", "kept triangles: queue_deletions"),
+                (triangle_table.TriangleTable, "queue_insertions", "kept triangles: queue_insertions"),
+                (triangle_table.TriangleTable, "settle", "kept triangles: settle (waits)")]
     for owner, attr, label in targets:
         saved.append((owner, attr, getattr(owner, attr)))
         setattr(owner, attr, clocked(spent, label, getattr(owner, attr)))
@@ -228,6 +231,26 @@ def graph_replay(name: str, view, plans, tasks, batch, reps: int) -> None:
               f"min {min(times) * 1e3:.3f} over {reps} (total {expected})")
 
 
+def switch_ab(name: str, switch: str, run, reps: int) -> None:
+    """Median synchronized wall of `run()` with the engine's boolean `switch` on and off, the two
+    interleaved run by run, so that both see the same machine."""
+    walls: dict[bool, list[float]] = {True: [], False: []}
+    saved = getattr(engine, switch)
+    try:
+        for _ in range(reps):
+            for on in (True, False):
+                setattr(engine, switch, on)
+                cp.cuda.Device().synchronize()
+                t0 = time.perf_counter()
+                run()
+                cp.cuda.Device().synchronize()
+                walls[on].append(time.perf_counter() - t0)
+    finally:
+        setattr(engine, switch, saved)
+    on, off = (np.median(walls[x]) * 1e3 for x in (True, False))
+    print(f"switch {switch} {name}: on {on:.3f} ms, off {off:.3f} ms (median of {reps}, interleaved)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", type=int, default=20)
@@ -246,6 +269,9 @@ def main() -> int:
                     help="then N runs of each count and update under the step clock")
     ap.add_argument("--graph-replay", type=int, default=0, metavar="N",
                     help="then each count captured as a CUDA graph and replayed N times")
+    ap.add_argument("--ab", default="", metavar="SWITCH",
+                    help="then each count's wall with this boolean of cuda_engine on and off")
+    ap.add_argument("--ab-reps", type=int, default=50)
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
@@ -296,6 +322,10 @@ def main() -> int:
             g.apply(edges[:0], edges[start : start + args.batch])
 
         step_clock("update", clocked_update, args.step_clock)
+    if args.ab:
+        for name in names:
+            count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
+            switch_ab(name, args.ab, count, args.ab_reps)
     for name in names if args.graph_replay else []:
         graph_replay(name, g.view(), plans[name], tasks[name], view, args.graph_replay)
     return 0

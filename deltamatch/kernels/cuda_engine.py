@@ -43,7 +43,8 @@ WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
 LIST_BUFFER_BYTES = 1 << 28
 NULL = np.uint64(0)
 
-_modules: dict[tuple[int, str, bool], Any] = {}
+_modules: dict[tuple[int, str, bool, tuple[str, ...]], Any] = {}
+_functions: dict[tuple[int, str, str, bool, tuple[str, ...]], Any] = {}
 
 
 class EngineError(RuntimeError):
@@ -59,6 +60,12 @@ def cupy():
     import cupy as cp
 
     return cp
+
+
+def device_id() -> int:
+    """The current device's id: the runtime's own call, without the `cupy.cuda.Device` object a
+    lookup would build on every launch."""
+    return cupy().cuda.runtime.getDevice()
 
 
 def header_hash() -> str:
@@ -106,7 +113,14 @@ def module(name: str, stats: bool = False, defines: tuple[str, ...] = ()):
 
 
 def kernel(module_name: str, function: str, stats: bool = False, defines: tuple[str, ...] = ()):
-    return module(module_name, stats, defines).get_function(function)
+    """The kernel `function` of `module`'s build, looked up once per device: a lookup through the
+    module is a driver call and a new Function object each time, some 5 us with the step clock's
+    own cost (an update makes eight; timeline.py --step-clock, session 30, H100)."""
+    key = (device_id(), module_name, function, stats, defines)
+    fn = _functions.get(key)
+    if fn is None:
+        fn = _functions[key] = module(module_name, stats, defines).get_function(function)
+    return fn
 
 
 def warm_up(builds: tuple[tuple[str, ...], ...] = ()) -> None:
@@ -254,7 +268,7 @@ _STAGING_LOCK = threading.Lock()
 def _staging_slot(nbytes: int) -> _StagingSlot:
     """The current device's next staging buffer of at least `nbytes`, its last copy finished (a
     ring, so that an upload seldom waits: a slot comes round again after STAGING_SLOTS uploads)."""
-    ring = _STAGING.setdefault(cupy().cuda.Device().id, [0, [None] * STAGING_SLOTS])
+    ring = _STAGING.setdefault(device_id(), [0, [None] * STAGING_SLOTS])
     turn, slots = ring
     ring[0] = (turn + 1) % STAGING_SLOTS
     slot = slots[turn]
@@ -307,7 +321,7 @@ def upload(*arrays: np.ndarray) -> list:
 def upload_addresses(*arrays: np.ndarray) -> tuple[Any, list[np.uint64]]:
     """`upload` for arrays that only kernels read: the device buffer, to be held until the launches
     that read it are queued (CuPy's pool gives freed memory to later work on the same stream
-    only), and each array's device address as a kernel argument (`_word`) instead of a view."""
+    only), and each array's device address as a kernel argument (`word`) instead of a view."""
     device, starts = _uploaded(arrays)
     return device, [np.uint64(device.data.ptr + start) for start in starts[:-1]]
 
@@ -374,7 +388,7 @@ UPLOADED_PLANS_KEPT = 64
 def _plans(plans: PlanTable | DevicePlans) -> DevicePlans:
     if isinstance(plans, DevicePlans):
         return plans
-    key = (cupy().cuda.Device().id, id(plans))
+    key = (device_id(), id(plans))
     hit = _uploaded_plans.get(key)
     if hit is not None:
         _uploaded_plans.move_to_end(key)
@@ -390,7 +404,7 @@ def _ptr(array) -> Any:
     return NULL if array is None else array
 
 
-def _word(array, index: int) -> np.uint64:
+def word(array, index: int) -> np.uint64:
     """The device address of array[index] as a kernel argument (a pointer passed by value): 0.7 us
     where the one-element slice CuPy would pack for it costs 2.7 (host_costs.py, session 30, H100)."""
     return np.uint64(array.data.ptr + index * array.itemsize)
@@ -629,7 +643,11 @@ class Launch:
 # warps still on their own tasks in phase 0 and 1 (work sharing), and phase 1's chunks and their
 # estimated cost in all.
 TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS, CHUNK_COST = 0, 1, 2, 4, 5, 6, 8, 9
-COUNTERS = 10
+# ... then phase 1's chunks per cost class and each class's cursor (match.cu: deferred_chunk_order).
+CHUNK_CLASSES = 64  # DM_CHUNK_CLASSES
+CHUNK_CLASS_COUNT = 10
+CHUNK_CLASS_CURSOR = CHUNK_CLASS_COUNT + CHUNK_CLASSES
+COUNTERS = CHUNK_CLASS_CURSOR + CHUNK_CLASSES
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost prefixes (_cost_chunks)
 
@@ -646,7 +664,7 @@ def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
 
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
     """Blocks of 256 threads of a kernel the device holds at once (register-limited occupancy)."""
-    return _resident_blocks(cupy().cuda.Device().id, module_name, function)
+    return _resident_blocks(device_id(), module_name, function)
 
 
 GRID_BLOCKS_PER_SM = 32  # the most blocks a grid-stride launch takes per SM (its loop covers the rest)
@@ -655,7 +673,7 @@ GRID_BLOCKS_PER_SM = 32  # the most blocks a grid-stride launch takes per SM (it
 def grid_blocks(items: int, per_block: int = 256) -> int:
     """Blocks of a grid-stride launch over `items`, `per_block` of them a block takes per pass:
     enough for one pass, at least one, at most GRID_BLOCKS_PER_SM per SM of the current device."""
-    return max(1, min(-(-items // per_block), GRID_BLOCKS_PER_SM * _sm_count(cupy().cuda.Device().id)))
+    return max(1, min(-(-items // per_block), GRID_BLOCKS_PER_SM * _sm_count(device_id())))
 
 
 @functools.cache
@@ -798,7 +816,7 @@ def _deadline(budget_s: float | None) -> np.uint64:
     """The device's timer `budget_s` from now (0: none), from the host's clock and their offset."""
     if budget_s is None:
         return np.uint64(0)
-    return np.uint64(time.monotonic_ns() + _timer_offset_ns(cupy().cuda.Device().id) + int(budget_s * 1e9))
+    return np.uint64(time.monotonic_ns() + _timer_offset_ns(device_id()) + int(budget_s * 1e9))
 
 
 @functools.cache
@@ -820,7 +838,7 @@ def _timer_offset_ns(device: int) -> int:
 class _Deferred(NamedTuple):
     """Phase 0's deferred tasks: arena entries (task, offset, length), their count and capacity;
     `used` (the arena's fill) and `n` (the entries' count) are words of the run's counters, passed
-    by address (`_word`)."""
+    by address (`word`)."""
 
     arena: Any
     used: Any
@@ -848,26 +866,30 @@ def _chunks(d: _Deferred, n_deferred: int, chunk: int):
     return entry, lo, hi, None, total
 
 
+# Phase 1's chunks ordered on the device by a counting sort of their cost classes (match.cu:
+# deferred_chunk_order); off: CuPy's argsort of the classes (58 us of host time for 3,000 keys,
+# host_costs.py, session 30, H100).
+DEVICE_CHUNK_ORDER = True
+
+
 def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_set: bool = False):
     """The deferred sets (at most `max_sets`; how many, `d.n`, stays on the device) cut into chunks of
     about equal estimated cost (1 + deg(w) per candidate w, or with `by_set` 1 + min(deg(w), the
     set's length): `Balance.cost_by_set`), at least MIN_CHUNK_COST each and `share` in all: (entry,
-    lo, hi) per slot, the order that runs them costliest first, and the number of slots.  A
-    candidate is never cut, so one that costs more than a chunk is a chunk of its own.  Each set's
-    chunks have slots of their own (match.cu: deferred_set_slots), some of them empty, max_sets +
-    share in all, so that every step is queued without the host reading a count: phase 1 runs right
-    behind phase 0 (the empty slots sort last, where it stops).  The run's `counters` get the
-    chunks' number (CHUNKS) and total cost (CHUNK_COST).  Three kernels (deferred_set_costs,
-    _set_slots, which also places the slots, _slot_chunks) and the sort; until session 29 the host
-    waited for phase 0's counts and then for the number of chunks, until session 30 a CuPy cumsum
-    placed the slots (25 us of host time).  The sort (58 us) stays: a counting sort by cost class in
-    one block took 2.60 ms of device time in a RMAT-20 4-clique's count at 1,000, most slots being
-    empty (AUTO_CHUNK_SHARE for each warp of phase 0) and their atomics on one counter (session 30,
-    docs/GPU.md)."""
+    lo, hi) per slot, the order that runs them costliest first (by cost class: floor(log2)), and
+    the number of slots.  A candidate is never cut, so one that costs more than a chunk is a chunk
+    of its own.  Each set's chunks have slots of their own (match.cu: deferred_set_slots), some of
+    them empty, max_sets + share + 1 in all (the last always empty), so that every step is queued
+    without the host reading a count: phase 1 runs right behind phase 0 and stops at the first
+    empty slot of the order.  The run's `counters` get the chunks' number (CHUNKS), their total cost
+    (CHUNK_COST) and their number per class.  Four kernels (deferred_set_costs, _set_slots, which
+    also places the slots, _slot_chunks, _chunk_order); until session 29 the host waited for phase
+    0's counts and then for the number of chunks, until session 30 a CuPy cumsum placed the slots
+    and until session 31 a CuPy argsort ordered them (`DEVICE_CHUNK_ORDER`)."""
     cp = cupy()
     threads = 256
     within = cp.empty(d.arena.shape[0], dtype=cp.int64)
-    n_sets, total, found = d.n, _word(counters, CHUNK_COST), _word(counters, CHUNKS)
+    n_sets, total, found = d.n, word(counters, CHUNK_COST), word(counters, CHUNKS)
     kernel("match.cu", "deferred_set_costs")(
         (grid_blocks(max_sets, 1),), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, d.arena, degree, np.int32(by_set), within, total))
@@ -876,14 +898,24 @@ def _cost_chunks(d: _Deferred, max_sets: int, degree, share: int, counters, by_s
         (1,), (threads,),
         (np.int32(max_sets), n_sets, d.off, d.length, within, total, np.int64(share),
          np.int64(MIN_CHUNK_COST), slot_end))
-    n_slots = max_sets + share
+    n_slots = max_sets + share + 1
     chunk_set = cp.empty(n_slots, dtype=cp.int64)
-    lo, hi, cost_key = (cp.empty(n_slots, dtype=cp.int32) for _ in range(3))
+    lo, hi, chunk_class = (cp.empty(n_slots, dtype=cp.int32) for _ in range(3))
+    blocks = grid_blocks(n_slots, threads)
     kernel("match.cu", "deferred_slot_chunks")(
-        (grid_blocks(n_slots, threads),), (threads,),
+        (blocks,), (threads,),
         (np.int64(n_slots), np.int32(max_sets), n_sets, slot_end, d.off, d.length, within, total,
-         np.int64(share), np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, cost_key, found))
-    return chunk_set, lo, hi, cp.argsort(cost_key), n_slots
+         np.int64(share), np.int64(MIN_CHUNK_COST), chunk_set, lo, hi, chunk_class,
+         word(counters, CHUNK_CLASS_COUNT)))
+    if not DEVICE_CHUNK_ORDER:
+        counters[CHUNKS] = (chunk_class >= 0).sum()
+        return chunk_set, lo, hi, cp.argsort(-chunk_class), n_slots
+    order = cp.empty(n_slots, dtype=cp.int64)
+    kernel("match.cu", "deferred_chunk_order")(
+        (blocks,), (threads,),
+        (np.int64(n_slots), chunk_class, word(counters, CHUNK_CLASS_COUNT),
+         word(counters, CHUNK_CLASS_CURSOR), found, order))
+    return chunk_set, lo, hi, order, n_slots
 
 
 @dataclass
@@ -928,17 +960,17 @@ class _MatchRun:
                 _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
-                _ptr(self.counts), _word(counters, TOTAL),
+                _ptr(self.counts), word(counters, TOTAL),
                 _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
                 np.int64(self.window[0]), np.int64(self.window[1]),
                 self.scratch, np.int64(self.width),
                 d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
                 d.task, d.off, d.length, d.n, np.int64(d.cap),
                 _ptr(entry), _ptr(lo), _ptr(hi),
-                _word(counters, QUEUE + phase), np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
-                _word(counters, FLAGS),
+                word(counters, QUEUE + phase), np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
+                word(counters, FLAGS),
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                _word(counters, ACTIVE + phase), _ptr(g.hub_row),
+                word(counters, ACTIVE + phase), _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits))
         match = kernel("match.cu", function, stats=self.stats is not None,
@@ -1068,7 +1100,7 @@ def memo_scratch(warps: int, per_warp: int):
     per-warp layout, since every memo task leaves its warp's table empty (match.cu: memo_flush), so
     that no launch clears tables of many megabytes a warp."""
     cp = cupy()
-    device = cp.cuda.Device().id
+    device = device_id()
     layout, held = _MEMO_SCRATCH.get(device, (0, None))
     if layout != per_warp or held.shape[0] < warps * per_warp:
         _MEMO_SCRATCH.pop(device, None)
@@ -1096,7 +1128,7 @@ def _deferred_buffers(defer_cost: int, counters) -> _Deferred:
     """The arena and records of deferred tasks (placeholders when deferral is off); the arena's fill
     and the record count are slots of the run's zeroed `counters`."""
     cp = cupy()
-    used, n = _word(counters, ARENA_USED), _word(counters, DEFERRED)
+    used, n = word(counters, ARENA_USED), word(counters, DEFERRED)
     if defer_cost <= 0:
         i64, i32 = cp.empty(1, cp.int64), cp.empty(1, cp.int32)
         return _Deferred(i32, used, i64, i64, i32, n, 0, 0)
@@ -1138,7 +1170,7 @@ def memo_stream():
     """The current device's stream for memo runs beside the rest (`Balance.memo_overlap`); it does
     not wait for the legacy default stream, so the caller orders it by events."""
     cp = cupy()
-    device = cp.cuda.Device().id
+    device = device_id()
     if device not in _MEMO_STREAMS:
         _MEMO_STREAMS[device] = cp.cuda.Stream(non_blocking=True)
     return _MEMO_STREAMS[device]

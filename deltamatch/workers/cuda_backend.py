@@ -35,7 +35,7 @@ from deltamatch.workers.graph import (
     normalize_batch,
     unique_pairs,
 )
-from deltamatch.workers.triangle_table import TriangleTable
+from deltamatch.workers.triangle_table import TriangleTable, plan_side
 
 LAYOUT = row_layout.DEVICE
 SPLIT_ENV = "DELTAMATCH_GPU_SPLIT"  # "auto" (default), "0" (off) or a fixed chunk of level-2 candidates
@@ -332,7 +332,9 @@ class GpuGraph:
         area, move them into place and record their new metadata (a fourth keeps the hub
         bitmaps).  Planned on the device, a 1,000-edge RMAT-20 batch took 100 launches and 5.4
         ms of wall time for 0.5 ms of device work (session 6); planned here, 0.87 ms of plain
-        wall for 0.1 ms of kernels (timeline.py --host-profile, session 14's call 6)."""
+        wall for 0.1 ms of kernels (timeline.py --host-profile, session 14's call 6).  Kept
+        triangles: both sides' pairs go up in the plan's copy, the deletion side is queued before
+        the rows change and the insertion side after, and one read settles both."""
         cp = self._cp
         deleted = np.asarray(deleted, dtype=np.int64).reshape(-1, 2)
         inserted = np.asarray(inserted, dtype=np.int64).reshape(-1, 2)
@@ -346,13 +348,26 @@ class GpuGraph:
             if self.triangles is not None:
                 self.last_diamonds = (0, self.triangles.diamonds)
             return
+        table = self.triangles
         start = time.perf_counter()
-        destroyed = self.triangles.deletions(self, deleted) if self.triangles is not None else 0
+        removed = plan_side(deleted, self.host_degree) if table is not None else None
         self.triangle_seconds = time.perf_counter() - start
         plan = plan_update(deleted, inserted, self.host_degree, self.host_offsets, self.host_capacity,
                            self.pool_used)
-        held, addresses = engine.upload_addresses(*plan[:9])  # held until the kernels are queued
-        d = plan._replace(**dict(zip(UpdatePlan._fields[:9], addresses, strict=True)))
+        self.host_offsets[plan.rows] = plan.new_offsets
+        self.host_degree[plan.rows] = plan.new_degree
+        self.host_capacity[plan.rows] = plan.new_capacity
+        start = time.perf_counter()
+        added = plan_side(inserted, self.host_degree) if table is not None else None
+        self.triangle_seconds += time.perf_counter() - start
+        sides = () if table is None else removed.arrays + added.arrays
+        held, addresses = engine.upload_addresses(*plan[:9], *sides)  # held until the kernels are queued
+        d = plan._replace(**dict(zip(UpdatePlan._fields[:9], addresses[:9], strict=True)))
+        if table is not None:
+            start = time.perf_counter()
+            table.start()
+            table.queue_deletions(self, removed.uploaded(addresses[9:12]))
+            self.triangle_seconds += time.perf_counter() - start
         n_rows = np.int32(plan.rows.shape[0])
         n_items, n_staged = int(plan.item_ptr[-1]), int(plan.stage_ptr[-1])
         self.last_update_bytes = 4 * (n_items + 3 * n_staged)
@@ -380,14 +395,12 @@ class GpuGraph:
             engine.kernel("graph.cu", "hub_bits_apply")(
                 (engine.grid_blocks(int(n_rows), threads),), (threads,),
                 (n_rows, d.rows, d.upd_ptr, d.upd_nbr, d.ins_prefix, self._hub_view.hub_row))
-        self.host_offsets[plan.rows] = plan.new_offsets
-        self.host_degree[plan.rows] = plan.new_degree
-        self.host_capacity[plan.rows] = plan.new_capacity
         self.degree_bound = max(self.degree_bound, int(plan.new_degree.max(initial=0)))
         self.num_edges += int(inserted.shape[0]) - int(deleted.shape[0])
-        if self.triangles is not None:
+        if table is not None:
             start = time.perf_counter()
-            self.last_diamonds = (destroyed, self.triangles.insertions(self, inserted))
+            table.queue_insertions(self, added.uploaded(addresses[12:15]))
+            self.last_diamonds = table.settle()
             self.triangle_seconds += time.perf_counter() - start
         if row_layout.needs_compaction(self.pool_used, self.live_capacity):
             self.compact()

@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numba import njit
 
 from deltamatch.kernels import cuda_engine as engine
 from deltamatch.kernels.pair_table import EMPTY
@@ -30,15 +31,53 @@ PIECE = 256
 HUB_LOOKUPS = True  # whether a member is looked up in the longer row's hub bitmap, where it has one
 
 
-class _Side(NamedTuple):
-    """One side's pairs on the device (ends a, b; `first`: each pair's first piece) for
-    tt_side_triangles, their pieces in all, and a bound on the slots their triangles touch."""
+class Side(NamedTuple):
+    """One side's pairs for tt_side_triangles (`plan_side`): their ends a, b and each pair's first
+    piece (int32 host arrays, or their device addresses once uploaded), the pairs' number, their
+    pieces in all and a bound on the slots their triangles touch."""
 
     a: Any
     b: Any
     first: Any
+    n: int
     pieces: int
     bound: int
+
+    @property
+    def arrays(self) -> tuple:
+        """The arrays uploaded: a, b and first."""
+        return self.a, self.b, self.first
+
+    def uploaded(self, addresses) -> Side:
+        """The side with the device addresses of its `arrays` in their place."""
+        a, b, first = addresses
+        return self._replace(a=a, b=b, first=first)
+
+
+def plan_side(pairs: np.ndarray, degree: np.ndarray) -> Side:
+    """A side's pairs (edges, internal ids, as rows of two) each with its pieces of PIECE members of
+    its shorter row, from the rows' degrees on that side (the host's copy), and a bound on the
+    slots their triangles touch: two per common neighbour and one per pair.  One numba call: as
+    numpy calls it was some fifteen of them a side."""
+    a, b, first, pieces, bound = _plan_side(np.asarray(pairs).reshape(-1, 2), degree, PIECE)
+    return Side(a, b, first, a.shape[0], int(pieces), int(bound))
+
+
+@njit(cache=True)
+def _plan_side(pairs, degree, piece):
+    n = pairs.shape[0]
+    a = np.empty(n, dtype=np.int32)
+    b = np.empty(n, dtype=np.int32)
+    first = np.empty(n, dtype=np.int32)
+    pieces = 0
+    common = 0
+    for i in range(n):
+        a[i], b[i] = pairs[i, 0], pairs[i, 1]
+        shorter = min(degree[a[i]], degree[b[i]])
+        first[i] = pieces
+        pieces += max(1, (shorter + piece - 1) // piece)
+        common += shorter
+    return a, b, first, pieces, 2 * common + n
 
 
 class TriangleTable:
@@ -48,6 +87,8 @@ class TriangleTable:
     def __init__(self, rows: GpuGraph) -> None:
         self._cp = engine.cupy()
         self.rebuilds = 0
+        self._words = None  # a batch's device words (`start`)
+        self._rebuilt_gain: int | None = None  # a batch's diamonds created, where its insertions rebuilt
         self.rebuild(rows)
 
     @property
@@ -75,77 +116,69 @@ class TriangleTable:
         self.diamonds = engine.pair_sum(t) if n else 0
         self.rebuilds += 1
 
-    def deletions(self, rows: GpuGraph, pairs: np.ndarray) -> int:
-        """The diamonds that deleting `pairs` (edges, internal ids) destroys, counted on the rows
-        before the deletion; their edges leave the table."""
-        n = int(pairs.shape[0])
-        if n == 0:
-            return 0
-        cp = self._cp
-        side = self._ends(rows, pairs)
-        slot = cp.empty(n, dtype=cp.int64)
-        engine.kernel("triangle_table.cu", "tt_mark")(
-            (engine.grid_blocks(n),), (THREADS,),
-            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(n), self.rank, slot))
-        total = self._side(rows, side, slot, -1)
-        engine.kernel("triangle_table.cu", "tt_delete")(
-            (engine.grid_blocks(n),), (THREADS,), (self.keys, self.t, self.rank, slot, np.int64(n), total))
-        removed = int(total.get()[0])
-        self.diamonds -= removed
-        return removed
+    def start(self) -> None:
+        """A batch's sides begin: their listed slots' counts and totals, four device words zeroed
+        in one call, read once by `settle`."""
+        self._words = self._cp.zeros(4, dtype=self._cp.uint64)  # per side: listed slots, total
+        self._rebuilt_gain = None
 
-    def insertions(self, rows: GpuGraph, pairs: np.ndarray) -> int:
-        """The diamonds that inserting `pairs` (new edges, internal ids) created, counted on the rows
-        after the insertion; their edges join the table (which is built again instead when they
-        would fill it past MAX_LOAD)."""
-        n = int(pairs.shape[0])
-        if n == 0:
-            return 0
-        if self.held + n > MAX_LOAD * self.capacity:
+    def queue_deletions(self, rows: GpuGraph, side: Side) -> None:
+        """Queues the count of the diamonds that deleting the side's pairs (held edges, uploaded by
+        `plan_side` and `upload_addresses`) destroys, on the rows before the deletion, and their
+        edges' removal from the table."""
+        if side.n == 0:
+            return
+        slot = self._cp.empty(side.n, dtype=self._cp.int64)
+        engine.kernel("triangle_table.cu", "tt_mark")(
+            (engine.grid_blocks(side.n),), (THREADS,),
+            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(side.n), self.rank, slot))
+        n_listed, total = engine.word(self._words, 0), engine.word(self._words, 1)
+        self._queue_side(rows, side, slot, -1, n_listed, total)
+        engine.kernel("triangle_table.cu", "tt_delete")(
+            (engine.grid_blocks(side.n),), (THREADS,),
+            (self.keys, self.t, self.rank, slot, np.int64(side.n), total))
+
+    def queue_insertions(self, rows: GpuGraph, side: Side) -> None:
+        """Queues the count of the diamonds that inserting the side's pairs (new edges) created, on
+        the rows after the insertion, and their edges' entry into the table; where they would fill
+        it past MAX_LOAD, the table is built again instead (now: `settle` reports its gain)."""
+        if side.n == 0:
+            return
+        if self.held + side.n > MAX_LOAD * self.capacity:
             before = self.diamonds
             self.rebuild(rows)
-            return self.diamonds - before
-        cp = self._cp
-        side = self._ends(rows, pairs)
-        slot = cp.empty(n, dtype=cp.int64)
+            self._rebuilt_gain = self.diamonds - before
+            self.diamonds = before
+            return
+        slot = self._cp.empty(side.n, dtype=self._cp.int64)
         engine.kernel("triangle_table.cu", "tt_insert")(
-            (engine.grid_blocks(n),), (THREADS,),
-            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(n), engine.NULL, self.t, self.rank,
+            (engine.grid_blocks(side.n),), (THREADS,),
+            (self.keys, np.int32(self.bits), side.a, side.b, np.int64(side.n), engine.NULL, self.t, self.rank,
              np.int32(1), slot))
-        total = self._side(rows, side, slot, 1)
+        self._queue_side(rows, side, slot, 1, engine.word(self._words, 2), engine.word(self._words, 3))
         engine.kernel("triangle_table.cu", "tt_unrank")(
-            (engine.grid_blocks(n),), (THREADS,), (self.rank, slot, np.int64(n)))
-        added = int(total.get()[0])
-        self.held += n
-        self.diamonds += added
-        return added
+            (engine.grid_blocks(side.n),), (THREADS,), (self.rank, slot, np.int64(side.n)))
+        self.held += side.n
 
-    def _ends(self, rows: GpuGraph, pairs: np.ndarray) -> _Side:
-        """The pairs on the device, each with its pieces of PIECE members of its shorter row, from
-        the rows' degrees as the host holds them, and a bound on the slots their triangles touch:
-        two per common neighbour and one per pair."""
-        pairs = np.asarray(pairs, dtype=np.int32).reshape(-1, 2)
-        deg = rows.host_degree
-        common = np.minimum(deg[pairs[:, 0]], deg[pairs[:, 1]]).astype(np.int64)
-        pieces = np.maximum(1, -(-common // PIECE))
-        first = (np.cumsum(pieces) - pieces).astype(np.int32)
-        a, b, on_device = engine.upload(np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]),
-                                        first)
-        return _Side(a, b, on_device, int(pieces.sum()), int(2 * common.sum()) + pairs.shape[0])
+    def settle(self) -> tuple[int, int]:
+        """Waits for the batch's queued sides: the diamonds its deletions destroyed and its
+        insertions created (one read of the device), now in `diamonds`."""
+        words = self._words.get()
+        destroyed = int(words[1])
+        created = int(words[3]) if self._rebuilt_gain is None else self._rebuilt_gain + destroyed
+        self.diamonds += created - destroyed
+        return destroyed, created
 
-    def _side(self, rows: GpuGraph, side: _Side, slot, sign: int):
-        """One side's triangles into `pending`, then settled into t: the device's uint64 total."""
-        cp = self._cp
-        listed = cp.empty(max(side.bound, 1), dtype=cp.int64)
-        n_listed = cp.zeros(1, dtype=cp.uint64)
-        total = cp.zeros(1, dtype=cp.uint64)
+    def _queue_side(self, rows: GpuGraph, side: Side, slot, sign: int, n_listed, total) -> None:
+        """One side's triangles into `pending`, then settled into t, the side's total into `total`
+        (device words, by address)."""
+        listed = self._cp.empty(max(side.bound, 1), dtype=self._cp.int64)
         hub = rows.hub_rows if HUB_LOOKUPS else None
         engine.kernel("triangle_table.cu", "tt_side_triangles")(
             (engine.grid_blocks(side.pieces, THREADS // 32),), (THREADS,),
             (rows.offsets, rows.degree, rows.pool, engine.NULL if hub is None else hub, self.keys,
              np.int32(self.bits), side.a, side.b, side.first, np.int32(side.pieces), np.int32(PIECE), slot,
-             np.int32(side.a.shape[0]), self.rank, self.pending, listed, n_listed))
+             np.int32(side.n), self.rank, self.pending, listed, n_listed))
         engine.kernel("triangle_table.cu", "tt_settle")(
             (engine.grid_blocks(side.bound),), (THREADS,),
             (self.t, self.pending, self.rank, listed, n_listed, np.int32(sign), total))
-        return total

@@ -700,14 +700,17 @@ def test_triangle_shares_sum_to_networkx() -> None:
     assert sum(got) == sum(nx.triangles(nx.Graph(edges.tolist())).values()) // 3 > 0
 
 
-def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> None:
+@pytest.mark.parametrize("on_device", [True, False], ids=["counting-sort", "argsort"])
+def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once(on_device: bool, monkeypatch) -> None:
     """The chunks are the runs of each set's candidates of equal b // target (b: the cost of the
     set's candidates before one), so a candidate is never cut; they fill the first places of the
-    order, costliest first, the empty slots follow, and the counters get their number and total
-    cost.  The sets lie in the arena out of record order, with gaps, and fewer were deferred than
-    the bound the host sizes for."""
+    order, by decreasing cost class (floor(log2)), each slot once, and every place after them holds
+    an empty slot; the counters get their number, total cost and number per class.  The sets lie in
+    the arena out of record order, with gaps, and fewer were deferred than the bound the host sizes
+    for.  The order on the device and by CuPy's argsort (`DEVICE_CHUNK_ORDER`)."""
     from deltamatch.kernels import cuda_engine
 
+    monkeypatch.setattr(cuda_engine, "DEVICE_CHUNK_ORDER", on_device)
     cp = cuda_engine.cupy()
     rng = np.random.default_rng(4)
     degree = rng.integers(0, 50, size=1000).astype(np.int32)
@@ -731,8 +734,8 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
     got = counters.get()
     n = int(got[cuda_engine.CHUNKS])
     order = order.get()
-    assert n_slots == max_sets + share
-    np.testing.assert_array_equal(np.sort(order), np.arange(n_slots))
+    assert n_slots == max_sets + share + 1
+    assert len(set(order[:n].tolist())) == n and order.shape == (n_slots,)
     entry, lo, hi = entry.get()[order], lo.get()[order], hi.get()[order]
     assert (lo[:n] < hi[:n]).all() and (lo[n:] == 0).all() and (hi[n:] == 0).all()
     costs = [1 + degree[arena[off: off + length]].astype(np.int64) for off, length in zip(offsets, lengths,
@@ -746,7 +749,12 @@ def test_deferred_sets_are_cut_into_chunks_covering_each_candidate_once() -> Non
         want |= {(e, a, b) for a, b in zip(heads, [*heads[1:], cost.shape[0]], strict=True)}
     assert set(zip(entry[:n].tolist(), lo[:n].tolist(), hi[:n].tolist(), strict=True)) == want
     chunk_cost = np.array([costs[e][a:b].sum() for e, a, b in zip(entry[:n], lo[:n], hi[:n], strict=True)])
-    assert (np.diff(chunk_cost) <= 0).all()
+    chunk_class = np.floor(np.log2(chunk_cost)).astype(np.int64)
+    assert (np.diff(chunk_class) <= 0).all() and chunk_class[0] > chunk_class[-1]
+    if on_device:
+        classes = cuda_engine.CHUNK_CLASSES
+        per_class = got[cuda_engine.CHUNK_CLASS_COUNT: cuda_engine.CHUNK_CLASS_COUNT + classes]
+        assert per_class.tolist() == np.bincount(chunk_class, minlength=classes).tolist()
 
 
 def test_a_deadline_lies_its_budget_ahead_of_the_device_timer() -> None:

@@ -1,6 +1,6 @@
 """The device graph's kept triangles (`TriangleTable`) and the diamond counts read from them, against
 a recount on the host; the scheduler's route for them (`BatchPlan.kept_counts`).  GPU only, but
-for the predicate and the switch."""
+for the predicate, the switch and the host's plan of a side."""
 
 from __future__ import annotations
 
@@ -63,6 +63,27 @@ def test_kept_triangles_switch() -> None:
     assert kept_triangles_from_env({}) and not kept_triangles_from_env({"DELTAMATCH_GPU_KEPT_TRIANGLES": "0"})
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_KEPT_TRIANGLES"):
         kept_triangles_from_env({"DELTAMATCH_GPU_KEPT_TRIANGLES": "yes"})
+
+
+@pytest.mark.parametrize("piece", [triangle_table.PIECE, 3])
+def test_a_side_is_planned_in_pieces_of_the_shorter_row(piece: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pair i's pieces start at `first[i]`: one per PIECE members of its shorter row, at least one;
+    the bound is two slots per shorter-row member and one per pair."""
+    monkeypatch.setattr(triangle_table, "PIECE", piece)
+    degree = np.array([0, 5, 3, 700, 6, 1], dtype=np.int32)
+    pairs = np.array([[1, 2], [3, 4], [0, 3], [3, 1], [5, 3]], dtype=np.int64)
+    side = triangle_table.plan_side(pairs, degree)
+    shorter = np.minimum(degree[pairs[:, 0]], degree[pairs[:, 1]])
+    pieces = np.maximum(1, -(-shorter // piece))
+    assert side.a.tolist() == pairs[:, 0].tolist() and side.b.tolist() == pairs[:, 1].tolist()
+    assert side.a.dtype == side.b.dtype == side.first.dtype == np.int32
+    assert side.first.tolist() == (np.cumsum(pieces) - pieces).tolist()
+    assert (side.n, side.pieces, side.bound) == (5, int(pieces.sum()), 2 * int(shorter.sum()) + 5)
+
+
+def test_an_empty_side_has_no_pieces() -> None:
+    side = triangle_table.plan_side(np.zeros((0, 2), dtype=np.int64), np.ones(4, dtype=np.int32))
+    assert (side.n, side.pieces, side.bound, side.first.shape) == (0, 0, 0, (0,))
 
 
 def host_triangles(graph: DynamicGraph) -> dict[tuple[int, int], int]:
