@@ -125,7 +125,7 @@ def host_profile(name: str, count, reps: int, top: int, sort: str = "tottime") -
 CLOCKED_ENGINE = ("count_tasks", "uploaded_tasks", "host_heavy_first", "upload", "upload_addresses",
                   "device_batch", "_count_parts", "start_match", "swapped_seeds", "launch_shape",
                   "free_bytes", "_deferred_buffers", "_deadline", "_cost_chunks", "_launch_chunks",
-                  "finish_match", "kernel", "grid_blocks")
+                  "finish_match", "kernel", "grid_blocks", "_pack_heavy_first", "_uploaded_bytes")
 CLOCKED_CUPY = ("zeros", "empty", "argsort", "cumsum")
 
 

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+from numba import njit
 
+from deltamatch.kernels.pair_order import sort_keys
 from deltamatch.kernels.pair_table import changed_pair_filter, changed_pair_table
 from deltamatch.kernels.plan_table import (
     BatchView,
@@ -284,29 +286,39 @@ def _pack(packed: np.ndarray, arrays: tuple[np.ndarray, ...], starts: list[int])
         packed[start : start + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
-def _uploaded(arrays: tuple[np.ndarray, ...]) -> tuple[Any, list[int]]:
-    """The arrays copied to the device in one copy on the current stream: (the device buffer, each
-    array's byte offset in it, a multiple of 8).  With PINNED_UPLOAD they are packed into a pinned
-    buffer of a per-device ring and copied from there."""
-    cp = cupy()
+def _byte_starts(nbytes: list[int]) -> list[int]:
+    """Where arrays of these sizes start in one buffer, each at a multiple of 8, and its size last."""
     starts = [0]
-    for a in arrays:
-        starts.append(starts[-1] + -(-a.nbytes // 8) * 8)
-    nbytes = starts[-1]
+    for size in nbytes:
+        starts.append(starts[-1] + -(-size // 8) * 8)
+    return starts
+
+
+def _uploaded_bytes(nbytes: int, fill) -> Any:
+    """`nbytes` bytes that `fill(host)` writes into a host uint8 buffer, copied to the device in one
+    copy on the current stream: the device buffer.  With PINNED_UPLOAD the host buffer is a pinned
+    one of a per-device ring, and the copy goes from there."""
+    cp = cupy()
     if PINNED_UPLOAD and nbytes:
         device = cp.empty(nbytes, dtype=cp.uint8)
         with _STAGING_LOCK:  # a slot is packed and its copy queued by one thread at a time
             slot = _staging_slot(nbytes)
-            _pack(slot.host, arrays, starts)
+            fill(slot.host)
             stream = cp.cuda.get_current_stream()
             cp.cuda.runtime.memcpyAsync(device.data.ptr, slot.memory.ptr, nbytes,
                                         cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
             slot.copied = stream.record()
-    else:
-        packed = np.empty(nbytes, dtype=np.uint8)
-        _pack(packed, arrays, starts)
-        device = cp.asarray(packed)
-    return device, starts
+        return device
+    packed = np.empty(nbytes, dtype=np.uint8)
+    fill(packed)
+    return cp.asarray(packed)
+
+
+def _uploaded(arrays: tuple[np.ndarray, ...]) -> tuple[Any, list[int]]:
+    """The arrays copied to the device in one copy on the current stream (`_uploaded_bytes`): (the
+    device buffer, each array's byte offset in it, a multiple of 8)."""
+    starts = _byte_starts([a.nbytes for a in arrays])
+    return _uploaded_bytes(starts[-1], lambda host: _pack(host, arrays, starts)), starts
 
 
 def upload(*arrays: np.ndarray) -> list:
@@ -772,6 +784,11 @@ def host_heavy_first(host_degree: np.ndarray, tasks: TaskList) -> np.ndarray:
     return np.argsort(-cost, kind="stable")
 
 
+# A short task list's heavy-first order computed and packed with the tasks into the upload's buffer
+# in one numba call (_pack_heavy_first); off: host_heavy_first and the upload's own packing.
+PACKED_TASK_ORDER = True
+
+
 def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | DeviceTasks,
                    balance: Balance) -> tuple[DeviceTasks, Any]:
     """The tasks on the device and, where they run heavy-first as one part (`_memo_parts`) from a
@@ -779,10 +796,51 @@ def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | Dev
     copy: a count makes one copy instead of two (None: ordered per part, on the device)."""
     if (isinstance(tasks, TaskList) and balance.heavy_first and 2 <= tasks.size <= HOST_ORDER_MAX_TASKS
             and graph.host_degree is not None and not _splits_memo(plans, balance.for_pattern(plans.k))):
-        *arrays, order = upload(*(a.astype(np.int32, copy=False) for a in tasks),
-                                host_heavy_first(graph.host_degree, tasks))
-        return DeviceTasks(*arrays), order
+        if not PACKED_TASK_ORDER:
+            *arrays, order = upload(*(a.astype(np.int32, copy=False) for a in tasks),
+                                    host_heavy_first(graph.host_degree, tasks))
+            return DeviceTasks(*arrays), order
+        n, cp = tasks.size, cupy()
+        starts = _byte_starts([4 * n] * 4 + [8 * n])
+        device = _uploaded_bytes(starts[-1], lambda host: _pack_heavy_first(
+            graph.host_degree, *tasks, host, np.asarray(starts, dtype=np.int64)))
+        columns = (device[start : start + 4 * n].view(cp.int32) for start in starts[:4])
+        return DeviceTasks(*columns), device[starts[4] : starts[5]].view(cp.int64)
     return device_tasks(tasks), None
+
+
+@njit(cache=True)
+def _pack_heavy_first(degree, u, v, rank, plan, packed, starts):
+    """u, v, rank and plan as int32 and `host_heavy_first`'s order as int64 at `starts` of the
+    uint8 buffer `packed`: the order by a radix sort of (most - cost) << b | i (b: the bits of the
+    task count), which keeps equal costs in task order."""
+    n = u.shape[0]
+    cost = np.empty(n, dtype=np.int64)
+    most = 0
+    for i in range(n):
+        cost[i] = min(degree[u[i]], degree[v[i]])
+        most = max(most, cost[i])
+    bits = 1
+    while (1 << bits) < n:
+        bits += 1
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        keys[i] = (most - cost[i]) << bits | i
+    sort_keys(keys)
+    _put_int32(packed, starts[0], u)
+    _put_int32(packed, starts[1], v)
+    _put_int32(packed, starts[2], rank)
+    _put_int32(packed, starts[3], plan)
+    order = packed[starts[4] : starts[4] + 8 * n].view(np.int64)
+    for i in range(n):
+        order[i] = keys[i] & ((1 << bits) - 1)
+
+
+@njit(cache=True)
+def _put_int32(packed, start, column):
+    out = packed[start : start + 4 * column.shape[0]].view(np.int32)
+    for i in range(column.shape[0]):
+        out[i] = column[i]
 
 
 HOLD_NS = 200_000  # longer than CuPy takes to pack a match launch's arguments (tens of microseconds)

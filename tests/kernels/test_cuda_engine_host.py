@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from deltamatch.kernels import cuda_engine
 from deltamatch.kernels.plan_table import TaskList
@@ -17,3 +18,21 @@ def test_host_heavy_first_orders_by_decreasing_lesser_degree_ties_in_task_order(
     lesser = np.minimum(degree[tasks.u], degree[tasks.v])
     want = np.lexsort((np.arange(n), -lesser))  # by decreasing lesser degree, then task index
     np.testing.assert_array_equal(cuda_engine.host_heavy_first(degree, tasks), want)
+
+
+@pytest.mark.parametrize("n", [2, 3, 500, cuda_engine.HOST_ORDER_MAX_TASKS])
+def test_packed_tasks_hold_the_columns_and_the_heavy_first_order(n: int) -> None:
+    """`_pack_heavy_first` writes what the upload of the four int32 columns and `host_heavy_first`'s
+    order would: the same bytes at the same places (the padding between them aside)."""
+    rng = np.random.default_rng(n)
+    degree = rng.integers(0, 70_000, size=300).astype(np.int32)
+    degree[:290] %= 9  # many ties, and a few hubs
+    tasks = TaskList(*(rng.integers(0, 300, n).astype(np.int32) for _ in range(2)),
+                     rng.integers(-1, 1000, n).astype(np.int32), rng.integers(0, 4, n).astype(np.int32))
+    arrays = (*tasks, cuda_engine.host_heavy_first(degree, tasks).astype(np.int64))
+    starts = cuda_engine._byte_starts([a.nbytes for a in arrays])
+    want, got = np.zeros(starts[-1], np.uint8), np.ones(starts[-1], np.uint8)
+    cuda_engine._pack(want, arrays, starts)
+    cuda_engine._pack_heavy_first(degree, *tasks, got, np.asarray(starts, dtype=np.int64))
+    for a, start in zip(arrays, starts, strict=False):
+        np.testing.assert_array_equal(got[start : start + a.nbytes], want[start : start + a.nbytes])
