@@ -16,8 +16,9 @@ its own time there); so does the graph update, over 2N further batches of the sa
 median microseconds a run spends inside each, callees included: the clock costs a fraction of a
 microsecond a step where cProfile doubles the time), and with `--graph-replay N` each count's
 launches captured once as a CUDA graph and replayed N times (its total checked): the wall time a
-count would take without the host's launch path.  `--ab SWITCH` times each count with a boolean
-of cuda_engine (DEVICE_CHUNK_ORDER, PINNED_UPLOAD) on and off, interleaved.
+count would take without the host's launch path.  `--ab SWITCH,...` times each count with each
+boolean of cuda_engine named (DEVICE_CHUNK_ORDER, PACKED_TASK_ORDER, PINNED_UPLOAD) on and off,
+interleaved.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -269,8 +270,8 @@ def main() -> int:
                     help="then N runs of each count and update under the step clock")
     ap.add_argument("--graph-replay", type=int, default=0, metavar="N",
                     help="then each count captured as a CUDA graph and replayed N times")
-    ap.add_argument("--ab", default="", metavar="SWITCH",
-                    help="then each count's wall with this boolean of cuda_engine on and off")
+    ap.add_argument("--ab", default="", metavar="SWITCH[,SWITCH...]",
+                    help="then each count's wall with each of these booleans of cuda_engine on and off")
     ap.add_argument("--ab-reps", type=int, default=50)
     args = ap.parse_args()
     if args.batches < 2:
@@ -322,10 +323,10 @@ def main() -> int:
             g.apply(edges[:0], edges[start : start + args.batch])
 
         step_clock("update", clocked_update, args.step_clock)
-    if args.ab:
+    for switch in filter(None, args.ab.split(",")):
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
-            switch_ab(name, args.ab, count, args.ab_reps)
+            switch_ab(name, switch, count, args.ab_reps)
     for name in names if args.graph_replay else []:
         graph_replay(name, g.view(), plans[name], tasks[name], view, args.graph_replay)
     return 0

@@ -2,10 +2,12 @@
 # Session 31, device call 1: session 30's tree (never run on a device) with this session's host
 # path -- the chunk order by a counting sort on the device (deferred_chunk_order), the kept
 # triangles' two sides planned in one numba call each, uploaded in the update's copy and settled by
-# one read, kernel lookups memoized.  match.cu's builds compiled, every GPU test (the rest first:
+# one read, kernel lookups memoized, a short task list's heavy-first order packed with the tasks in
+# one numba call.  match.cu's builds compiled, every GPU test (the rest first:
 # the triangle table's), issue 13's recount ratio at 1,000 on RMAT-20 (the 4-clique and the
 # diamond, inserts and 10% deletions, five batches a cell, GPU only), the step clock of a count and
-# an update, and each count with the device's chunk order on and off (timeline.py --ab).  The CuPy
+# an update, and each count with the device's chunk order and the packed task order on and off
+# (timeline.py --ab).  The CuPy
 # cache is trimmed to this call's builds so that it comes back under the 16 MiB a file may.
 set -u
 t0=$(date +%s)
@@ -28,7 +30,7 @@ bench ins
 bench del --delete-fraction 0.1
 if [ "$(elapsed)" -lt 480 ]; then
   timeout 60 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --patterns 4-clique,diamond \
-    --kept-triangles --step-clock 30 --ab DEVICE_CHUNK_ORDER --ab-reps 30 > $OUT/timeline.log 2>&1
+    --kept-triangles --step-clock 30 --ab DEVICE_CHUNK_ORDER,PACKED_TASK_ORDER --ab-reps 30 > $OUT/timeline.log 2>&1
   echo "timeline rc $? at $(elapsed) s"
   grep -E "^(steady|step|switch)|^ +[0-9.]+ +x" $OUT/timeline.log | head -90
 fi
