@@ -4,7 +4,7 @@
 # three batches a cell, with the kernels' counters (lanes, per-warp busy spread) and the recounts.
 set -u
 t0=$(date +%s)
-timeout 120 python3 bench/gpu/bench_gpu.py --out $OUT/bench-cpu --ablation "" --no-relabel --no-static \
+timeout 130 python3 bench/gpu/bench_gpu.py --out $OUT/bench-cpu --ablation "" --no-relabel --no-static \
   --scales 20 --sizes 1000 --batches 3 --patterns 4-clique,diamond,4-cycle --cpu-when-gpu-under 5 \
-  --batch-budget 10 --time-budget 80 > $OUT/bench-cpu.log 2>&1
+  --batch-budget 10 --time-budget 100 > $OUT/bench-cpu.log 2>&1
 echo "bench rc $? at $(( $(date +%s) - t0 )) s"; grep -A12 "^summary" $OUT/bench-cpu.log | cut -c1-170
