@@ -196,8 +196,9 @@ def capture(stream, start):
 def graph_replay(name: str, view, plans, tasks, batch, reps: int) -> None:
     """One count's launches (start_match, the CPU engine's single part) captured as a CUDA graph on a
     stream of their own, then replayed `reps` times: the median wall time of a replay and its
-    counters' read, against the same count run by start_match / finish_match on that stream (CuPy's
-    argsort of the chunk order captures: session 30, H100)."""
+    counters' read, against the same count run by start_match / finish_match on that stream (with
+    CuPy's argsort as the chunk order it captured, session 30, H100; the device's order of session
+    31 has not been captured on a device)."""
     g, p, b = engine.device_graph(view), engine._plans(plans), engine.device_batch(batch)
     balance = engine.Balance().for_pattern(p.k)
     t, order = engine.uploaded_tasks(g, p, tasks, balance)

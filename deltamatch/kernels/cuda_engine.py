@@ -116,8 +116,8 @@ def module(name: str, stats: bool = False, defines: tuple[str, ...] = ()):
 
 def kernel(module_name: str, function: str, stats: bool = False, defines: tuple[str, ...] = ()):
     """The kernel `function` of `module`'s build, looked up once per device: a lookup through the
-    module is a driver call and a new Function object each time, some 5 us with the step clock's
-    own cost (an update makes eight; timeline.py --step-clock, session 30, H100)."""
+    module is a driver call and a new Function object each time.  An update's eight lookups took
+    39.5 us before and 9.7 after (timeline.py --step-clock, sessions 30 and 31, H100)."""
     key = (device_id(), module_name, function, stats, defines)
     fn = _functions.get(key)
     if fn is None:
@@ -777,16 +777,36 @@ def heavy_first(graph: DeviceGraph, tasks: DeviceTasks):
 
 
 def host_heavy_first(host_degree: np.ndarray, tasks: TaskList) -> np.ndarray:
-    """`heavy_first` on the host, from the degrees the host keeps (ties in task order).  A stable
-    sort of the int32 costs: 26 us against 48 for numpy's default sort of them as int64 (2,000
-    tasks, this project's machine, session 30)."""
-    cost = np.minimum(host_degree[tasks.u], host_degree[tasks.v])
-    return np.argsort(-cost, kind="stable")
+    """`heavy_first` on the host, from the degrees the host keeps (ties in task order; int64)."""
+    return _heavy_first_order(host_degree, tasks.u, tasks.v)
+
+
+@njit(cache=True)
+def _heavy_first_order(degree, u, v):
+    """Tasks by decreasing min(deg u, deg v), ties in task order: a radix sort of the keys
+    (most - cost) << b | i, b the bits of the task count (as numpy's stable argsort of the negated
+    int32 costs, 26 us for 2,000 tasks on this project's machine, session 30, which it replaced
+    inside `_pack_heavy_first`)."""
+    n = u.shape[0]
+    cost = np.empty(n, dtype=np.int64)
+    most = 0
+    for i in range(n):
+        cost[i] = min(degree[u[i]], degree[v[i]])
+        most = max(most, cost[i])
+    bits = 1
+    while (1 << bits) < n:
+        bits += 1
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        keys[i] = (most - cost[i]) << bits | i
+    sort_keys(keys)
+    return keys & ((1 << bits) - 1)
 
 
 # A short task list's heavy-first order computed and packed with the tasks into the upload's buffer
 # in one numba call (_pack_heavy_first); off: host_heavy_first and the upload's own packing.  A
-# RMAT-20 4-clique's count at 1,000: 0.624 against 0.702 ms (timeline.py --ab, session 31, H100).
+# RMAT-20 4-clique's count at 1,000: 0.624 against 0.702 ms (timeline.py --ab, session 31, H100),
+# measured when the off path's order was still numpy's argsort (it now shares _heavy_first_order).
 PACKED_TASK_ORDER = True
 
 
@@ -812,29 +832,13 @@ def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | Dev
 
 @njit(cache=True)
 def _pack_heavy_first(degree, u, v, rank, plan, packed, starts):
-    """u, v, rank and plan as int32 and `host_heavy_first`'s order as int64 at `starts` of the
-    uint8 buffer `packed`: the order by a radix sort of (most - cost) << b | i (b: the bits of the
-    task count), which keeps equal costs in task order."""
-    n = u.shape[0]
-    cost = np.empty(n, dtype=np.int64)
-    most = 0
-    for i in range(n):
-        cost[i] = min(degree[u[i]], degree[v[i]])
-        most = max(most, cost[i])
-    bits = 1
-    while (1 << bits) < n:
-        bits += 1
-    keys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        keys[i] = (most - cost[i]) << bits | i
-    sort_keys(keys)
+    """u, v, rank and plan as int32 and `_heavy_first_order` as int64 at `starts` of the uint8
+    buffer `packed`."""
     _put_int32(packed, starts[0], u)
     _put_int32(packed, starts[1], v)
     _put_int32(packed, starts[2], rank)
     _put_int32(packed, starts[3], plan)
-    order = packed[starts[4] : starts[4] + 8 * n].view(np.int64)
-    for i in range(n):
-        order[i] = keys[i] & ((1 << bits) - 1)
+    packed[starts[4] : starts[4] + 8 * u.shape[0]].view(np.int64)[:] = _heavy_first_order(degree, u, v)
 
 
 @njit(cache=True)

@@ -22,14 +22,16 @@ def test_host_heavy_first_orders_by_decreasing_lesser_degree_ties_in_task_order(
 
 @pytest.mark.parametrize("n", [2, 3, 500, cuda_engine.HOST_ORDER_MAX_TASKS])
 def test_packed_tasks_hold_the_columns_and_the_heavy_first_order(n: int) -> None:
-    """`_pack_heavy_first` writes what the upload of the four int32 columns and `host_heavy_first`'s
-    order would: the same bytes at the same places (the padding between them aside)."""
+    """`_pack_heavy_first` writes what the upload of the four int32 columns and the heavy-first
+    order (by decreasing lesser degree, ties in task order) would: the same bytes at the same places
+    (the padding between them aside)."""
     rng = np.random.default_rng(n)
     degree = rng.integers(0, 70_000, size=300).astype(np.int32)
     degree[:290] %= 9  # many ties, and a few hubs
     tasks = TaskList(*(rng.integers(0, 300, n).astype(np.int32) for _ in range(2)),
                      rng.integers(-1, 1000, n).astype(np.int32), rng.integers(0, 4, n).astype(np.int32))
-    arrays = (*tasks, cuda_engine.host_heavy_first(degree, tasks).astype(np.int64))
+    lesser = np.minimum(degree[tasks.u], degree[tasks.v])
+    arrays = (*tasks, np.lexsort((np.arange(n), -lesser)).astype(np.int64))
     starts = cuda_engine._byte_starts([a.nbytes for a in arrays])
     want, got = np.zeros(starts[-1], np.uint8), np.ones(starts[-1], np.uint8)
     cuda_engine._pack(want, arrays, starts)
