@@ -43,7 +43,7 @@ from deltamatch.bench.plots import gpu_batch_time_plot, gpu_speedup_plot  # noqa
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
 from deltamatch.kernels import cpu_engine  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.kernels.plan_table import BatchView, reads_kept_triangles  # noqa: E402
+from deltamatch.kernels.plan_table import BatchView, TaskList, reads_kept_triangles  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
@@ -362,6 +362,51 @@ def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=Tru
     return counts, seconds, st
 
 
+def timed_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np.ndarray, dview, joint: bool,
+                args) -> tuple[dict, float, float, int]:
+    """One batch on g, G_old before and G_new after, as the service runs it (`GraphReplica.execute`):
+    `joint`, the insertions, each pattern's removal and addition tasks in one count on G_old ∪ I
+    (`DeviceBatch.joint`) and the deletions; else the removal side on G_old, the update and the
+    addition side on G_new.  Returns ({pattern: {side: gpu_side's result}}: a joint count's time and
+    statistics on its "new" side, its counts cut at the sides; update seconds (the rows alone), kept
+    triangles' seconds, kept diamonds created less destroyed)."""
+    results = {name: {} for name in sides}
+    upd_s = kept_s = 0.0
+    kept_diamonds = 0
+
+    def update(deleted: np.ndarray, inserted: np.ndarray) -> None:
+        nonlocal upd_s, kept_s, kept_diamonds
+        t = tick()
+        g.apply(deleted, inserted)
+        kept_s += g.triangle_seconds
+        upd_s += tick() - t - g.triangle_seconds
+        kept_diamonds += g.last_diamonds[1] - g.last_diamonds[0]
+
+    none = np.zeros((0, 2), dtype=ins.dtype)
+    if joint:
+        update(none, ins)
+        view = dview.joint(dels.shape[0])
+        for name, tasks in sides.items():
+            old, new = tasks["old"], tasks["new"]
+            both = TaskList(*(np.concatenate(pair) for pair in zip(old, new, strict=True)))
+            got = gpu_side(g, plans[name][0], both, view, args)
+            if got is None:
+                results[name] = {"new": None}
+                continue
+            counts, seconds, st = got
+            results[name] = {"old": (counts[: old.size], 0.0, engine.KernelStats()),
+                             "new": (counts[old.size:], seconds, st)}
+        update(dels, none)
+        return results, upd_s, kept_s, kept_diamonds
+    for name, tasks in sides.items():
+        if "old" in tasks:
+            results[name]["old"] = gpu_side(g, plans[name][0], tasks["old"], dview, args)
+    update(dels, ins)
+    for name, tasks in sides.items():
+        results[name]["new"] = gpu_side(g, plans[name][0], tasks["new"], dview, args)
+    return results, upd_s, kept_s, kept_diamonds
+
+
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
     t0 = time.perf_counter()
     edges = rmat_gpu(scale)
@@ -460,22 +505,61 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                 if n_del:
                     sides[name]["old"] = batch_tasks(plans[name][0], changed, n_del, OLD)
                 sides[name]["new"] = batch_tasks(plans[name][0], changed, n_del, NEW)
-            results = {name: {} for name in sides}
-            for name in sides:
-                if "old" in sides[name]:
-                    results[name]["old"] = gpu_side(g, plans[name][0], sides[name]["old"], dview, args)
-            t = tick()
-            g.apply(dels, ins)
-            kept_s = g.triangle_seconds
-            upd_s = tick() - t - kept_s  # the rows alone
-            kept_diamonds = g.last_diamonds[1] - g.last_diamonds[0]
-            host_new = host_rows(g) if args.cpu else None
-            for name in sides:
-                results[name]["new"] = gpu_side(g, plans[name][0], sides[name]["new"], dview, args)
-            for name in sides:
-                res = results[name]
-                if any(r is None for r in res.values()):
-                    gpu_stopped.add(name)
+            modes = args.sides.split(",") if n_del else ["apart"]
+            for mode in modes:
+                if mode != modes[0]:
+                    g.apply(ins, dels)  # back to G_old: each mode runs the same batch from the same graph
+                joint = mode == "joint"
+                label = {"joint": "", "apart": " apart"}[mode] if len(modes) > 1 else ""
+                results, upd_s, kept_s, kept_diamonds = timed_batch(g, plans, sides, dels, ins, dview, joint,
+                                                                    args)
+                host_new = host_rows(g) if args.cpu else None
+                for name in sides:
+                    res = results[name]
+                    if any(r is None for r in res.values()):
+                        gpu_stopped.add(name)
+                        writer.writerow(
+                            {
+                                **base,
+                                "pattern": name,
+                                "phase": "batch",
+                                "batch_size": size,
+                                "batch": b,
+                                "note": f"over {args.batch_budget} s",
+                            }
+                        )
+                        log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
+                        continue
+                    t_gpu = sum(r[1] for r in res.values())
+                    kernel_s = sum(r[2].kernel_s for r in res.values())
+                    added = int(res["new"][0].sum())
+                    removed = int(res["old"][0].sum()) if "old" in res else 0
+                    cpu_s = None
+                    cpu_over = None  # the CPU engine stopped at --cpu-stop-ratio: it takes longer than this
+                    cpu_bound = args.cpu_stop_ratio * t_gpu if args.cpu_stop_ratio else None
+                    note = ""
+                    if t_gpu > args.cpu_when_gpu_under:
+                        cpu_skip.add((name, size))
+                    if args.cpu and (name, size) not in cpu_skip:
+                        cpu_s = 0.0
+                        for side, host in (("old", host_old), ("new", host_new)):
+                            if side not in res:
+                                continue
+                            bound = None if cpu_bound is None else cpu_bound - cpu_s
+                            cpu_counts, seconds = cpu_count(host, plans[name][0], sides[name][side],
+                                                            host_view, bound, args.cpu_repeats)
+                            cpu_s += seconds
+                            if cpu_counts is None:
+                                cpu_s, cpu_over = None, cpu_bound
+                                note = f"cpu over {cpu_bound:.3f} s ({args.cpu_stop_ratio:g}x the GPU)"
+                                break
+                            if not np.array_equal(cpu_counts, res[side][0]):
+                                note = "MISMATCH"
+                                log(f"  !! {name} batch {size}#{b} {side}: GPU != CPU")
+                        if cpu_s is None or cpu_s > args.cpu_limit:
+                            cpu_skip.add((name, size))
+                    st = res["new"][2]
+                    logical, sectors = stats_bytes(st)
                     writer.writerow(
                         {
                             **base,
@@ -483,107 +567,69 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                             "phase": "batch",
                             "batch_size": size,
                             "batch": b,
-                            "note": f"over {args.batch_budget} s",
+                            "matches": added - removed,
+                            "gpu_s": t_gpu,
+                            "gpu_update_s": upd_s,
+                            "cpu_s": cpu_s,
+                            "scanned": st.scanned,
+                            "probes": st.probes,
+                            "adj_bytes_logical": logical,
+                            "adj_bytes_sectors": sectors,
+                            "update_bytes": g.last_update_bytes,
+                            "note": f"{note} deleted {n_del} sides {mode} kernel_s {kernel_s:.6f} "
+                                    f"{balance_note(st)}".strip(),
                         }
                     )
-                    log(f"  batch {size:>6d}#{b} {name:10s} stopped at the {args.batch_budget} s budget")
-                    continue
-                t_gpu = sum(r[1] for r in res.values())
-                kernel_s = sum(r[2].kernel_s for r in res.values())
-                added = int(res["new"][0].sum())
-                removed = int(res["old"][0].sum()) if "old" in res else 0
-                cpu_s = None
-                cpu_over = None  # the CPU engine stopped at --cpu-stop-ratio: it takes longer than this
-                cpu_bound = args.cpu_stop_ratio * t_gpu if args.cpu_stop_ratio else None
-                note = ""
-                if t_gpu > args.cpu_when_gpu_under:
-                    cpu_skip.add((name, size))
-                if args.cpu and (name, size) not in cpu_skip:
-                    cpu_s = 0.0
-                    for side, host in (("old", host_old), ("new", host_new)):
-                        if side not in res:
-                            continue
-                        cpu_counts, seconds = cpu_count(host, plans[name][0], sides[name][side], host_view,
-                                                        None if cpu_bound is None else cpu_bound - cpu_s,
-                                                        args.cpu_repeats)
-                        cpu_s += seconds
-                        if cpu_counts is None:
-                            cpu_s, cpu_over = None, cpu_bound
-                            note = f"cpu over {cpu_bound:.3f} s ({args.cpu_stop_ratio:g}x the GPU)"
-                            break
-                        if not np.array_equal(cpu_counts, res[side][0]):
-                            note = "MISMATCH"
-                            log(f"  !! {name} batch {size}#{b} {side}: GPU != CPU")
-                    if cpu_s is None or cpu_s > args.cpu_limit:
-                        cpu_skip.add((name, size))
-                st = res["new"][2]
-                logical, sectors = stats_bytes(st)
-                writer.writerow(
-                    {
-                        **base,
-                        "pattern": name,
-                        "phase": "batch",
-                        "batch_size": size,
-                        "batch": b,
-                        "matches": added - removed,
-                        "gpu_s": t_gpu,
-                        "gpu_update_s": upd_s,
-                        "cpu_s": cpu_s,
-                        "scanned": st.scanned,
-                        "probes": st.probes,
-                        "adj_bytes_logical": logical,
-                        "adj_bytes_sectors": sectors,
-                        "update_bytes": g.last_update_bytes,
-                        "note": f"{note} deleted {n_del} kernel_s {kernel_s:.6f} {balance_note(st)}".strip(),
-                    }
-                )
-                rec = summary.setdefault((scale, name), {}).setdefault(size, [])
-                rec.append((t_gpu, upd_s, cpu_s, added - removed, cpu_over))
-                if name == "diamond" and table is not None:
-                    same = kept_diamonds == added - removed
-                    note = "" if same else "MISMATCH"
-                    writer.writerow({**base, "pattern": name, "phase": "batch_kept", "batch_size": size,
-                                     "batch": b, "matches": kept_diamonds, "gpu_s": kept_s,
-                                     "gpu_update_s": upd_s, "cpu_s": cpu_s, "note": note})
-                    summary.setdefault((scale, "diamond kept"), {}).setdefault(size, []).append(
-                        (kept_s, upd_s, cpu_s, kept_diamonds, cpu_over))
-                    log(f"  batch {size:>6d}#{b} {name:10s} kept triangles: gpu {kept_s * 1e3:9.2f} ms "
-                        f"({t_gpu / kept_s:6.1f}x the match run){'' if same else '  MISMATCH'}")
-                log(
-                    f"  batch {size:>6d}#{b} {name:10s} +{added:>14d} -{removed:>12d}  "
-                    f"gpu {t_gpu * 1e3:9.2f} ms "
-                    f"(kernels {kernel_s * 1e3:8.2f})  update {upd_s * 1e3:7.2f} ms"
-                    f"  cpu {cpu_text(cpu_s, cpu_over):>12s}  {balance_note(st)} {note}"
-                )
-                if "old" in sides[name]:
-                    continue
-                for variant in args.ablation.split(","):
-                    if not variant:
-                        continue
-                    got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args, BALANCES.get(variant),
-                                   hub_bits=variant != "nohub", kept=variant != "nokept")
-                    if got is None:
-                        log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
-                        continue
-                    same = bool(np.array_equal(got[0], res["new"][0]))
-                    writer.writerow(
-                        {
-                            **base,
-                            "pattern": name,
-                            "phase": f"batch_{variant}",
-                            "batch_size": size,
-                            "batch": b,
-                            "matches": int(got[0].sum()),
-                            "gpu_s": got[1],
-                            "note": ("" if same else "MISMATCH ")
-                            + f"kernel_s {got[2].kernel_s:.6f} "
-                            + balance_note(got[2]),
-                        }
-                    )
+                    rec = summary.setdefault((scale, name + label), {}).setdefault(size, [])
+                    rec.append((t_gpu, upd_s, cpu_s, added - removed, cpu_over))
+                    # Kept counts come from the update's halves deletions first: the service runs them apart.
+                    if name == "diamond" and table is not None and not joint:
+                        same = kept_diamonds == added - removed
+                        note = "" if same else "MISMATCH"
+                        writer.writerow({**base, "pattern": name, "phase": "batch_kept", "batch_size": size,
+                                         "batch": b, "matches": kept_diamonds, "gpu_s": kept_s,
+                                         "gpu_update_s": upd_s, "cpu_s": cpu_s, "note": note})
+                        summary.setdefault((scale, "diamond kept" + label), {}).setdefault(size, []).append(
+                            (kept_s, upd_s, cpu_s, kept_diamonds, cpu_over))
+                        log(f"  batch {size:>6d}#{b} {name:10s} kept triangles: gpu {kept_s * 1e3:9.2f} ms "
+                            f"({t_gpu / kept_s:6.1f}x the match run){'' if same else '  MISMATCH'}")
                     log(
-                        f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: gpu {got[1] * 1e3:9.2f} ms "
-                        f"({got[1] / t_gpu:5.2f}x all) {balance_note(got[2])}{'' if same else '  MISMATCH'}"
+                        f"  batch {size:>6d}#{b} {name + label:10s} +{added:>14d} -{removed:>12d}  "
+                        f"gpu {t_gpu * 1e3:9.2f} ms "
+                        f"(kernels {kernel_s * 1e3:8.2f})  update {upd_s * 1e3:7.2f} ms"
+                        f"  cpu {cpu_text(cpu_s, cpu_over):>12s}  {balance_note(st)} {note}"
                     )
+                    if "old" in sides[name]:
+                        continue
+                    for variant in args.ablation.split(","):
+                        if not variant:
+                            continue
+                        got = gpu_side(g, plans[name][0], sides[name]["new"], dview, args,
+                                       BALANCES.get(variant), hub_bits=variant != "nohub",
+                                       kept=variant != "nokept")
+                        if got is None:
+                            log(f"  batch {size:>6d}#{b} {name:10s} {variant}: over {args.batch_budget} s")
+                            continue
+                        same = bool(np.array_equal(got[0], res["new"][0]))
+                        writer.writerow(
+                            {
+                                **base,
+                                "pattern": name,
+                                "phase": f"batch_{variant}",
+                                "batch_size": size,
+                                "batch": b,
+                                "matches": int(got[0].sum()),
+                                "gpu_s": got[1],
+                                "note": ("" if same else "MISMATCH ")
+                                + f"kernel_s {got[2].kernel_s:.6f} "
+                                + balance_note(got[2]),
+                            }
+                        )
+                        log(
+                            f"  batch {size:>6d}#{b} {name:10s} balance {variant:5s}: "
+                            f"gpu {got[1] * 1e3:9.2f} ms ({got[1] / t_gpu:5.2f}x all) {balance_note(got[2])}"
+                            f"{'' if same else '  MISMATCH'}"
+                        )
     # from-scratch recount of the final graph as the service runs it (cuda_engine.static_count, its
     # relabelling included), and a full CSR rebuild
     for name in patterns:
@@ -679,6 +725,13 @@ def main() -> int:
         "--delete-fraction", type=float, default=0.0, help="share of each batch that deletes edges"
     )
     ap.add_argument(
+        "--sides",
+        default="joint",
+        help="how a batch with deletions runs its two sides: joint (one count on G_old ∪ I, the service's "
+        "default), apart (the removal side on G_old, the addition side on G_new), or both, comma-separated "
+        "(the graph is set back to G_old between them; the summary's rows of the second say 'apart')",
+    )
+    ap.add_argument(
         "--time-budget", type=float, default=0.0, help="seconds after which no new phase starts (0: no limit)"
     )
     ap.add_argument(
@@ -765,8 +818,8 @@ def main() -> int:
             cpu_col, ratio_col = f"{cm * 1e3:9.2f}", f"{cm / gm:7.1f}"
             if not cpus and over is not None:  # every CPU run stopped at its bound
                 cpu_col, ratio_col = f"> {over * 1e3:7.0f}", f">= {over / gm:4.1f}"
-            rc = (rec if key[1] != "diamond kept" else summary.get((key[0], "diamond"), {})).get(
-                "recount_s", float("nan"))
+            counted = key[1].removesuffix(" apart").removesuffix(" kept")  # the recount of its pattern
+            rc = summary.get((key[0], counted), {}).get("recount_s", float("nan"))
             log(
                 f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | "
                 f"{cpu_col} | {ratio_col} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f}"

@@ -1161,6 +1161,14 @@ def fused_plans(plans: PlanTable) -> np.ndarray:
 def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
           check_other: bool, out_offsets: np.ndarray, out: np.ndarray, emit: bool,
           work: np.ndarray | None, options: EngineOptions) -> np.ndarray:
+    if batch.removals:
+        if plans.induced:
+            raise ValueError("a joint count (BatchView.joint) is for edge-induced plans")
+        counts = np.zeros(tasks.size, dtype=np.int64)
+        for index, part, view in _joint_sides(tasks, batch):
+            counts[index] = _call(graph, plans, part, view, check_other, out_offsets[index], out, emit, work,
+                                  options)
+        return counts
     width = max(1, int(graph.degree.max(initial=0)))
     memos, shared2, fused = _plan_extras(plans)
     swaps = plans.seed_swap if options.seed_swap else np.zeros_like(plans.seed_swap)
@@ -1195,6 +1203,24 @@ def _call(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,
     if work is not None:
         work += chunk_work.sum(axis=0)
     return counts
+
+
+def _joint_sides(tasks: TaskList, batch: BatchView) -> list[tuple[np.ndarray, TaskList, BatchView]]:
+    """A joint batch's (`BatchView.joint`) task indices, tasks and one-sided view per side.  The
+    insertion tasks keep the ranks (every deletion is below them); the deletion tasks run with
+    the ranks turned so that every insertion ranks below every deletion, which the rank rule
+    alone then keeps out of their matches."""
+    deletions = batch.removals
+    insertions = batch.rank.shape[0] // 2 - deletions
+    rank = batch.rank
+    turned = np.where(rank >= deletions, rank - deletions, rank + insertions).astype(np.int32)
+    removal = tasks.rank < deletions
+    sides = []
+    for index, view, shift in ((np.flatnonzero(removal), batch._replace(rank=turned, removals=0), insertions),
+                               (np.flatnonzero(~removal), batch._replace(removals=0), 0)):
+        part = tasks.take(index)
+        sides.append((index, part._replace(rank=(part.rank + shift).astype(np.int32)), view))
+    return sides
 
 
 def count_tasks(graph: GraphView, plans: PlanTable, tasks: TaskList, batch: BatchView,

@@ -158,7 +158,7 @@ class DeviceGraph(NamedTuple):
 class DeviceBatch(NamedTuple):
     """BatchView with CuPy arrays, its changed pairs' filter (`pair_table.changed_pair_filter`), and
     the pairs as a pair table (`pair_table.py`) when there are at least PAIR_TABLE_MIN_PAIRS of them
-    (else None and 0)."""
+    (else None and 0).  `removals` > 0 makes it a joint count's batch (`joint`)."""
 
     slot: Any
     ptr: Any
@@ -169,6 +169,13 @@ class DeviceBatch(NamedTuple):
     pair_keys: Any  # uint64[2^pair_bits]
     pair_rank: Any  # int32[2^pair_bits]
     pair_bits: int
+    removals: int = 0
+
+    def joint(self, removals: int) -> DeviceBatch:
+        """This batch for a joint count: both sides of it in one run on G_old ∪ I, its first
+        `removals` ranks the deletions (match.cu: ranked_out); removal tasks find G_old's matches
+        and insertion tasks G_new's, as the two sides on their own graphs would."""
+        return self._replace(removals=removals)
 
     @classmethod
     def of(cls, slot, ptr, partner, rank, pair_filter, table: tuple = ()) -> DeviceBatch:
@@ -378,7 +385,7 @@ def device_batch(batch: BatchView | DeviceBatch) -> DeviceBatch:
     slot, ptr, partner, rank = (a.astype(t, copy=False) for a, t in zip(
         (batch.slot, batch.ptr, partner, rank), (np.int32, np.int64, np.int32, np.int32), strict=True))
     uploaded = upload(slot, ptr, partner, rank, changed_pair_filter(*pairs[:2]), *table)
-    return DeviceBatch.of(*uploaded[:5], tuple(uploaded[5:]))
+    return DeviceBatch.of(*uploaded[:5], tuple(uploaded[5:])).joint(batch.removals)
 
 
 def device_tasks(tasks: TaskList | DeviceTasks) -> DeviceTasks:
@@ -1022,6 +1029,7 @@ class _MatchRun:
                 np.int32(phase), np.int64(first), np.int64(last),
                 b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),
                 _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
+                np.int32(b.removals),
                 p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
                 np.int32(bool(self.check_other)),
                 _ptr(self.counts), word(counters, TOTAL),
@@ -1084,6 +1092,8 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     tasks): phase 0 and, with chunks of equal cost, the steps that cut the deferred sets and phase 1
     right behind it; finish_match waits for them (and with `Balance.chunk` runs phase 1)."""
     cp = cupy()
+    if batch.removals and plans.induced:
+        raise ValueError("a joint count (DeviceBatch.joint) is for edge-induced plans")
     last = tasks.size if last is None else last
     n = last - first
     if n <= 0:

@@ -118,6 +118,9 @@ struct Ctx {
     const unsigned* __restrict__ b_filter;
     int b_filter_bits;
 #endif
+    // A joint count's removal ranks (0: one side): its pairs ranked below `removals` are the batch's
+    // deletions, the rest its insertions, and the graph holds both (see ranked_out).
+    int removals;
     const dm_i64* __restrict__ iso;
     int n_iso;
     int k;
@@ -337,6 +340,21 @@ __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
 #endif
 }
 
+// Does a changed pair of rank `rank` (-1: not changed) keep a match out of task rank r's?  Those ranked
+// below r are counted at their own task.  A joint count runs both sides of a batch in one launch on
+// G_old ∪ I (the deletions still in, the insertions already in): an insertion task's rank is at least
+// `removals`, so every deletion is below it and the task sees G_new; a removal task (r < removals)
+// also keeps out the insertions, and sees G_old.  Edge-induced plans only: an induced plan's
+// non-edges would read the insertions.
+__device__ __forceinline__ bool ranked_out(const Ctx& c, int rank, int r) {
+    return rank >= 0 && (rank < r || (r < c.removals && rank >= c.removals));
+}
+
+// Whether a task of rank r can have a changed pair ranked out (ranked_out).
+__device__ __forceinline__ bool may_rank_out(const Ctx& c, int r) {
+    return r > 0 || (r == 0 && c.removals > 0);
+}
+
 // A lane's view of the match: the warp's shared prefix, except for up to two positions p0, p1 (-1:
 // none) that the lane holds itself: the flat pair loop gives every lane its own candidate of level
 // k-2, the flat task loop its own seed pair.
@@ -452,7 +470,7 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
 #endif
         for (int bits = ch.ranked; bits != 0; bits &= bits - 1) {
             const int rank = batch_rank(c, x, vertex_at(s, lm, __ffs(bits) - 1));
-            if (rank >= 0 && rank < r) {
+            if (ranked_out(c, rank, r)) {
                 return false;
             }
         }
@@ -1105,11 +1123,11 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
     const int near_x = (int)__ballot_sync(
         DM_FULL_MASK, lane < l && lane != j && adjacent(c, s.m[lane], s.mdeg[lane], x, dx, ox, st));
     const int given = near_x & c.conn[p * DM_MAX_K + l];
-    const int sx = r > 0 ? c.b_slot[x] : -1;
+    const int sx = may_rank_out(c, r) ? c.b_slot[x] : -1;
     const dm_i64 x_lo = sx >= 0 ? c.b_ptr[sx] : 0;
     const dm_i64 x_n = sx >= 0 ? c.b_ptr[sx + 1] - x_lo : 0;
     bool out_at_x = false;
-    if (lane < x_n && c.b_rank[x_lo + lane] < r) {
+    if (lane < x_n && ranked_out(c, c.b_rank[x_lo + lane], r)) {
         const int z = c.b_partner[x_lo + lane];
         out_at_x = !matched_between(s, 0, l, z) && adjacent(c, z, c.deg[z], x, dx, ox, st);
     }
@@ -1132,13 +1150,13 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
             const int z = c.b_partner[x_lo + __ffs(bits) - 1];
             n -= adjacent(c, z, c.deg[z], w, dw, ow, st);
         }
-        const int sw = r > 0 ? c.b_slot[w] : -1;
+        const int sw = may_rank_out(c, r) ? c.b_slot[w] : -1;
         const dm_i64 w_lo = sw >= 0 ? c.b_ptr[sw] : 0;
         const dm_i64 items = x_more + (sw >= 0 ? c.b_ptr[sw + 1] - w_lo : 0);
         for (dm_i64 item = 0; item < items; ++item) {
             const bool on_x = item < x_more;
             const dm_i64 pair = on_x ? x_lo + 32 + item : w_lo + (item - x_more);
-            if (c.b_rank[pair] >= r) {
+            if (!ranked_out(c, c.b_rank[pair], r)) {
                 continue;
             }
             const int z = c.b_partner[pair];
@@ -1147,7 +1165,7 @@ __device__ __forceinline__ dm_u64 kept_count(const Ctx& c, const WarpState& s, i
             }
             if (!on_x) {
                 const int other = batch_rank(c, z, x);
-                if (other >= 0 && other < r) {
+                if (ranked_out(c, other, r)) {
                     continue;  // taken out at x
                 }
             }
@@ -1361,7 +1379,7 @@ __device__ dm_u64 memo_add(const Ctx& c, WarpState& s, int p, int r, int lane, i
                 const int j = __ffs(bits) - 1;
                 if (adjacent_to_matched(c, w, c.deg[w], s.m[j], s.mdeg[j], s.moff[j], st)) {
                     const int rank = r >= 0 ? batch_rank(c, w, s.m[j]) : -1;
-                    inside += rank < 0 || rank >= r;
+                    inside += !ranked_out(c, rank, r);
                 }
             }
             memo_insert(s, w);
@@ -1551,7 +1569,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     int phase, dm_i64 first, dm_i64 n_tasks,                                                            \
     const int *b_slot, const dm_i64 *b_ptr, const int *b_partner, const int *b_rank,                    \
     const dm_u64 *b_keys, const int *b_key_rank, int b_bits, const unsigned *b_filter, int b_filter_bits, \
-    const dm_i64 *iso_masks, int n_iso, int check_other,                                                \
+    int removals, const dm_i64 *iso_masks, int n_iso, int check_other,                                \
     dm_i64 *counts, dm_u64 *total,                                                                      \
     int *out, const dm_i64 *out_offsets, const dm_i64 *expect, dm_i64 win_lo, dm_i64 win_hi,            \
     int *scratch, dm_i64 width,                                                                         \
@@ -1565,7 +1583,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank, b_keys, b_key_rank,  \
-    b_bits, b_filter, b_filter_bits,                                                                    \
+    b_bits, b_filter, b_filter_bits, removals,                                                          \
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
@@ -1613,6 +1631,7 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.b_filter = b_filter;
     c.b_filter_bits = b_filter_bits;
 #endif
+    c.removals = removals;
     c.iso = iso_masks;
     c.n_iso = n_iso;
     c.k = k;

@@ -26,12 +26,22 @@ class BatchView(NamedTuple):
     partner[ptr[s] : ptr[s+1]] (sorted) with their batch ranks in rank[...], s = slot[v].
     A task seeded at the pair of rank r may not use a changed pair of rank < r: that is
     how a match holding several changed pairs is found exactly once.
+
+    `removals` > 0 makes it a joint count's batch (`joint`).
     """
 
     slot: np.ndarray  # int32[n]
     ptr: np.ndarray  # int64[slots + 1]
     partner: np.ndarray  # int32[2 * pairs]
     rank: np.ndarray  # int32[2 * pairs]
+    removals: int = 0
+
+    def joint(self, removals: int) -> BatchView:
+        """This batch (D then I) for a joint count: both of its sides in one run on G_old ∪ I.
+        A task of rank r < `removals` (a deletion) also may not use a pair of rank >= `removals`
+        (an insertion, absent from G_old), so it finds G_old's matches and an insertion task
+        G_new's (every deletion ranks below it), each as on its own graph.  Edge-induced only."""
+        return self._replace(removals=removals)
 
     @classmethod
     def of_pairs(cls, pairs: np.ndarray, slot: np.ndarray) -> BatchView:

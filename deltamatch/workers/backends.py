@@ -19,9 +19,13 @@ class CpuBackend:
     keeps_triangles = False  # the CUDA backend's graph may keep its edges' triangles (`keep_triangles`)
 
     def __init__(self, graph: DynamicGraph | None = None,
-                 options: cpu_engine.EngineOptions | None = None) -> None:
+                 options: cpu_engine.EngineOptions | None = None, joint_sides: bool = False) -> None:
+        """`joint_sides`: let a replica count a batch's two sides in one run
+        (`GraphReplica.joint_sides`); off, since the CPU engine runs a joint batch's sides one after
+        the other anyway (`cpu_engine._joint_sides`) and the update then takes two passes."""
         self.graph = DynamicGraph() if graph is None else graph
         self.options = options  # None: EngineOptions.from_env() at each count
+        self.joint_sides = joint_sides
 
     @property
     def share_scheme(self) -> str:

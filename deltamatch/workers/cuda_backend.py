@@ -62,6 +62,7 @@ FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts 
 HOUSE_FORMULA_ENV = "DELTAMATCH_GPU_HOUSE_FORMULA"  # "0" (default) or "1": the house's static count too
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
 KEPT_TRIANGLES_ENV = "DELTAMATCH_GPU_KEPT_TRIANGLES"  # "1" (default) or "0": diamond deltas, kept triangles
+JOINT_SIDES_ENV = "DELTAMATCH_GPU_JOINT_SIDES"  # "1" (default) or "0": a batch's two sides in one count
 HUB_REBUILD_GROWTH = 2  # the hub bitmaps are chosen again once the edges have grown this many-fold
 
 
@@ -133,6 +134,12 @@ def kept_triangles_from_env(env: dict | None = None) -> bool:
     edge-induced diamond's batch counts and the last levels read from them (the diamond's and the
     house's; default: on)."""
     return _switch(os.environ if env is None else env, KEPT_TRIANGLES_ENV)
+
+
+def joint_sides_from_env(env: dict | None = None) -> bool:
+    """Whether DELTAMATCH_GPU_JOINT_SIDES lets a replica count a batch's removal and insertion
+    tasks in one run on G_old ∪ I (`GraphReplica.joint_sides`; default: on)."""
+    return _switch(os.environ if env is None else env, JOINT_SIDES_ENV)
 
 
 def cuda_available() -> bool:
@@ -523,6 +530,10 @@ class CudaBatch:
         self.view = view
         self.touched = touched
 
+    def joint(self, removals: int) -> CudaBatch:
+        """The same lookup for a joint count (`DeviceBatch.joint`); release the original."""
+        return CudaBatch(self.view.joint(removals), self.touched)
+
 
 class CudaBackend:
     """The device graph + CUDA engine: CpuBackend's methods, run on the GPU."""
@@ -531,10 +542,11 @@ class CudaBackend:
 
     def __init__(self, balance: engine.Balance | None = None,
                  static_methods: engine.StaticMethods | None = None,
-                 keeps_triangles: bool | None = None) -> None:
+                 keeps_triangles: bool | None = None, joint_sides: bool | None = None) -> None:
         cp = engine.cupy()
         self._cp = cp
         self.keeps_triangles = kept_triangles_from_env() if keeps_triangles is None else keeps_triangles
+        self.joint_sides = joint_sides_from_env() if joint_sides is None else joint_sides
         self.balance = balance if balance is not None else balance_from_env()
         self.static_methods = static_methods if static_methods is not None else static_methods_from_env()
         engine.warm_up(self.balance.builds())

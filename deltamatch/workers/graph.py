@@ -232,12 +232,16 @@ class NormalizedBatch:
     def changed(self) -> np.ndarray:
         return np.concatenate([self.deleted, self.inserted]).reshape(-1, 2)
 
-    def halves(self) -> tuple[NormalizedBatch, NormalizedBatch]:
+    def halves(self, insertions_first: bool = False) -> tuple[NormalizedBatch, NormalizedBatch]:
         """The deletions alone, then the insertions with the vertices they add: applied in turn
-        they apply this batch, through G_old less the deletions."""
+        they apply this batch, through G_old less the deletions.  `insertions_first`: the
+        insertions, then the deletions, through G_old ∪ I (a joint count's graph)."""
         none = np.zeros((0, 2), dtype=self.inserted.dtype)
-        return (NormalizedBatch(self.deleted, none, 0, self.vertex_base),
-                NormalizedBatch(none, self.inserted, self.ignored, self.vertex_base, self.new_vertices))
+        insertions = NormalizedBatch(none, self.inserted, self.ignored, self.vertex_base, self.new_vertices)
+        if insertions_first:
+            grown = self.vertex_base + self.new_vertices.shape[0]
+            return insertions, NormalizedBatch(self.deleted, none, 0, grown)
+        return NormalizedBatch(self.deleted, none, 0, self.vertex_base), insertions
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_by_row": []}

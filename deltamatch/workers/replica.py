@@ -89,7 +89,9 @@ class GraphReplica:
         side and pattern.  Groups in `plan.on_cpu` run on the CPU engine over the backend's
         `host_graph` (a device backend keeps one only once a group is routed to the CPU); on
         a CPU backend that is the backend itself.  A group in `plan.recounts` answers its share of
-        a whole-graph count instead (`BatchPlan`)."""
+        a whole-graph count instead (`BatchPlan`).  On a backend with `joint_sides`, a batch that
+        both deletes and inserts runs each pattern's two sides as one count instead
+        (`joint_sides`), with the same results."""
         start = self.clock()
         removed: dict[int, SideResult] = {}
         added: dict[int, SideResult] = {}
@@ -124,19 +126,36 @@ class GraphReplica:
                 diamonds[:] += self.backend.kept_diamonds()
             return self.clock() - t0
 
+        def run_joint(pid: int, old_tasks: TaskList, new_tasks: TaskList, view) -> None:
+            t0 = self.clock()
+            removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, view, limit)
+            both = self.clock() - t0
+            # The calibrator's per-side times: the one count's time shared by the sides' tasks.
+            share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
+            groups[(pid, "old")], groups[(pid, "new")] = both * share, both * (1 - share)
+
         try:
-            for pid, (old_tasks, _) in plan.tasks.items():
-                removed[pid] = run(pid, "old", old_tasks)
-            if any(side == "old" for _, side in plan.recounts):
-                deletions, insertions = batch.halves()
-                update_seconds = update(deletions)
-                recount("old")
-                update_seconds += update(insertions)
+            if self.joint_sides(plan):
+                insertions, deletions = batch.halves(insertions_first=True)
+                update_seconds = update(insertions)
+                joint = views[False].joint(deletions.deleted.shape[0])
+                for pid, (old_tasks, new_tasks) in plan.tasks.items():
+                    run_joint(pid, old_tasks, new_tasks, joint)
+                update_seconds += update(deletions)
+                self.version = plan.version
             else:
-                update_seconds = update(batch)
-            self.version = plan.version
-            for pid, (_, new_tasks) in plan.tasks.items():
-                added[pid] = run(pid, "new", new_tasks)
+                for pid, (old_tasks, _) in plan.tasks.items():
+                    removed[pid] = run(pid, "old", old_tasks)
+                if any(side == "old" for _, side in plan.recounts):
+                    deletions, insertions = batch.halves()
+                    update_seconds = update(deletions)
+                    recount("old")
+                    update_seconds += update(insertions)
+                else:
+                    update_seconds = update(batch)
+                self.version = plan.version
+                for pid, (_, new_tasks) in plan.tasks.items():
+                    added[pid] = run(pid, "new", new_tasks)
             recount("new")
             for pid in plan.kept_counts:
                 if pid not in self.kept:
@@ -151,6 +170,30 @@ class GraphReplica:
         run_tasks = sum(a.size + b.size for a, b in plan.tasks.values())
         self.tasks_run += run_tasks
         return BatchResult(plan.version, removed, added, busy, run_tasks, groups, update_seconds)
+
+    def joint_sides(self, plan: BatchPlan) -> bool:
+        """Whether `execute` runs the plan's sides jointly: its backend's `joint_sides` is on,
+        the batch both deletes and inserts, and every pattern with tasks is edge-induced.  The
+        graph then takes the insertions, each pattern's removal and insertion tasks run as one
+        count on G_old ∪ I (`BatchView.joint`), and the deletions follow.  Not with groups routed
+        to the CPU engine, an old side's recount (read from G_old less the deletions) or kept
+        counts (their sides come from the update's halves in the other order: applied insertions
+        first, a match holding pairs of both halves would count on both sides)."""
+        batch = plan.batch
+        return (self.backend.joint_sides and batch.deleted.shape[0] > 0 and batch.inserted.shape[0] > 0
+                and not plan.on_cpu and not plan.kept_counts
+                and all(side == "new" for _, side in plan.recounts)
+                and not any(self.patterns[pid].batch.induced for pid in plan.tasks))
+
+    def _run_sides(self, pid: int, old_tasks: TaskList, new_tasks: TaskList, view,
+                   list_limit: int) -> tuple[SideResult, SideResult]:
+        """(removed, added) of one pattern from one joint count of both sides' tasks."""
+        plans = self.patterns[pid].batch
+        both = TaskList(*(np.concatenate(pair) for pair in zip(old_tasks, new_tasks, strict=True)))
+        counts = self.backend.count(plans, both, view, False) if both.size else np.zeros(0, np.int64)
+        cut = old_tasks.size
+        return (self._listed(plans, old_tasks, self.backend, view, counts[:cut], False, list_limit),
+                self._listed(plans, new_tasks, self.backend, view, counts[cut:], False, list_limit))
 
     def _run_side(self, pid: int, tasks: TaskList, engine, view, list_limit: int) -> SideResult:
         plans = self.patterns[pid].batch

@@ -256,6 +256,59 @@ def test_batch_deltas_equal_reference_on_random_graphs(name, induced, set_count)
         assert _delta_counts(old, insert, delete, p, options) == (len(before - after), len(after - before))
 
 
+def _joint_sides(g, batch, table):
+    """(per-task counts, listed rows) of both sides of `batch` counted jointly on G_old ∪ I, then
+    (g having applied the deletions) each side on its own graph: G_old for the removal tasks, G_new
+    for the insertion tasks."""
+    n_del = batch.deleted.shape[0]
+    old_tasks, new_tasks = (batch_tasks(table, batch.changed, n_del, side) for side in (OLD, NEW))
+    both = TaskList(*(np.concatenate(pair) for pair in zip(old_tasks, new_tasks, strict=True)))
+    insertions, deletions = batch.halves(insertions_first=True)
+    view = g.batch_view(batch.changed)
+    try:
+        g.apply(insertions)
+        joint = view.joint(n_del)
+        counts = cpu_engine.count_tasks(g.view(), table, both, joint)
+        joint_result = (counts, cpu_engine.list_tasks(g.view(), table, both, joint, counts))
+        g.apply(deletions)
+        new = cpu_engine.count_tasks(g.view(), table, new_tasks, view)
+        new_rows = cpu_engine.list_tasks(g.view(), table, new_tasks, view, new)
+    finally:
+        g.release(view)
+    return joint_result, (new, new_rows), old_tasks
+
+
+@pytest.mark.parametrize("name", BUILTIN_PATTERNS)
+def test_a_joint_count_finds_each_side_as_on_its_own_graph(name):
+    """Both sides of mixed batches in one run on G_old ∪ I: every task's count and rows equal the
+    removal side's on G_old and the insertion side's on G_new."""
+    p = parse_pattern(name)
+    table = compile_plans(p, shared_plans(p))
+    for seed in range(3):
+        old, insert, delete = _random_batch_case(seed)
+        g, g_old = _graph(old), _graph(old)
+        batch = g.normalize(insert, delete)
+        (counts, rows), (new, new_rows), old_tasks = _joint_sides(g, batch, table)
+        view = g_old.batch_view(batch.changed)
+        removed = cpu_engine.count_tasks(g_old.view(), table, old_tasks, view)
+        removed_rows = cpu_engine.list_tasks(g_old.view(), table, old_tasks, view, removed)
+        g_old.release(view)
+        assert counts.tolist() == removed.tolist() + new.tolist()
+        assert rows.tolist() == removed_rows.tolist() + new_rows.tolist()
+        assert new.sum() > 0 or name not in ("triangle", "4-clique")  # the inserted 4-clique
+
+
+def test_a_joint_count_refuses_induced_plans():
+    p = parse_pattern("diamond", induced=True)
+    table = compile_plans(p, shared_plans(p))
+    g = _graph([(0, 1), (1, 2)])
+    batch = g.normalize([(0, 2)], [(1, 2)])
+    view = g.batch_view(batch.changed)
+    with pytest.raises(ValueError, match="edge-induced"):
+        cpu_engine.count_tasks(g.view(), table, batch_tasks(table, batch.changed, 1, NEW), view.joint(1))
+    g.release(view)
+
+
 @pytest.mark.parametrize("induced", [False, True], ids=["edge", "induced"])
 @pytest.mark.parametrize("name", ["4-cycle", "house", "5-cycle", "P4"])
 def test_seed_swap_keeps_every_task_count(name, induced):

@@ -67,6 +67,28 @@ def assert_old_side_equals_cpu(g: DynamicGraph, plans, rng: np.random.Generator,
         g.release(view)
 
 
+def assert_joint_batch_equals_cpu(edges: np.ndarray, plans, rng: np.random.Generator, n: int, count) -> None:
+    """On a graph of `edges` that has taken the insertions of a random mixed batch over n vertices,
+    `count(graph_view, tasks, batch_view)` of both sides' tasks with the joint view (`BatchView.joint`) equals
+    the CPU engine's per-task counts there, which are the sides' own (test_cpu_engine)."""
+    g = loaded_graph(edges)
+    present = g.edges()
+    dele = present[rng.choice(present.shape[0], size=20, replace=False)]
+    ins = rng.integers(0, n, size=(20, 2))
+    nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
+    n_del = nb.deleted.shape[0]
+    both = TaskList(*(np.concatenate(pair) for pair in zip(
+        batch_tasks(plans, nb.changed, n_del, OLD), batch_tasks(plans, nb.changed, n_del, NEW), strict=True)))
+    g.apply(nb.halves(insertions_first=True)[0])
+    view = g.batch_view(nb.changed)
+    try:
+        joint = view.joint(n_del)
+        np.testing.assert_array_equal(count(g.view(), both, joint),
+                                      cpu_engine.count_tasks(g.view(), plans, both, joint))
+    finally:
+        g.release(view)
+
+
 def cpu_static_count(g: DynamicGraph, plans) -> int:
     """The CPU engine's whole-graph count of a static plan table."""
     return int(cpu_engine.count_tasks(g.view(), plans, TaskList.static(g.internal_edges()),
@@ -355,6 +377,9 @@ def test_every_balance_switch_counts_the_same(name: str, induced: bool, balance:
     assert cuda_engine.count_total(g.view(), pat.static, static, batch0, balance=setting) == int(want.sum())
     assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
         g.view(), pat.batch, tasks, view, induced, balance=setting))
+    if not induced:
+        assert_joint_batch_equals_cpu(g.edges(), pat.batch, rng, 50, lambda graph, tasks, view:
+                                      cuda_engine.count_tasks(graph, pat.batch, tasks, view, balance=setting))
 
 
 @pytest.mark.parametrize("name", ["4-clique", "house"])

@@ -233,3 +233,17 @@ def test_a_batchs_halves_applied_in_turn_apply_it_through_g_old_less_its_deletio
     halves.apply(insertions)
     assert halves.edges().tolist() == whole.edges().tolist()
     assert halves.vertices.external.tolist() == whole.vertices.external.tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_batchs_halves_insertions_first_apply_it_through_g_old_and_its_insertions():
+    whole, halves = DynamicGraph(), DynamicGraph()
+    for g in (whole, halves):
+        g.apply(g.normalize([(1, 2), (2, 3), (3, 4)], []))
+    batch = whole.normalize([(4, 5), (5, 6), (1, 3)], [(2, 3), (3, 4)])
+    whole.apply(batch)
+    insertions, deletions = batch.halves(insertions_first=True)
+    halves.apply(insertions)
+    assert halves.edges().tolist() == [[1, 2], [1, 3], [2, 3], [3, 4], [4, 5], [5, 6]]
+    halves.apply(deletions)
+    assert halves.edges().tolist() == whole.edges().tolist()
+    assert halves.vertices.external.tolist() == whole.vertices.external.tolist() == [1, 2, 3, 4, 5, 6]

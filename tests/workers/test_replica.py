@@ -119,3 +119,46 @@ def test_results_are_identical_whichever_engine_a_group_routes_to():
     on_cpu, cpu_groups = _routed_run(frozenset({(7, "old"), (7, "new")}))
     assert on_device == mixed == on_cpu and on_device[0][0] > 0 and on_device[1][0] > 0
     assert (device_groups, mixed_groups, cpu_groups) == (2, 1, 0)
+
+
+def _mixed_run(joint: bool, names=("4-clique", "diamond", "house"), induced: bool = False,
+               limit: int = 10**6):
+    """Each pattern's sides (count, rows) of a mixed batch, the group times' keys, the graph's edges
+    afterwards and whether the replica ran the sides jointly."""
+    r = GraphReplica(CpuBackend(joint_sides=joint))
+    tables = {}
+    for pid, name in enumerate(names):
+        p = parse_pattern(name, induced=induced)
+        tables[pid] = compile_plans(p, shared_plans(p))
+        r.register(pid, PatternPlans(tables[pid], compile_plans(p, [static_plan(p)])))
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 30, size=(200, 2))
+    base = base[base[:, 0] != base[:, 1]]
+    r.apply_only(1, r.normalize(base, []))
+    ins = rng.integers(0, 34, size=(50, 2))
+    batch = r.normalize(ins[ins[:, 0] != ins[:, 1]], base[:30])
+    n_del = batch.deleted.shape[0]
+    tasks = {pid: (batch_tasks(t, batch.changed, n_del, OLD), batch_tasks(t, batch.changed, n_del, NEW))
+             for pid, t in tables.items()}
+    plan = BatchPlan(2, batch, tasks, limit)
+    ran_jointly = r.joint_sides(plan)
+    res = r.execute(plan)
+    sides = {pid: [(s[pid].count, s[pid].rows.tolist(), s[pid].truncated) for s in (res.removed, res.added)]
+             for pid in tables}
+    return sides, sorted(res.group_seconds), r.graph.edges().tolist(), ran_jointly
+
+
+def test_a_joint_batch_gives_each_sides_results_and_the_same_graph():
+    joint, joint_groups, joint_edges, ran_jointly = _mixed_run(True)
+    apart, apart_groups, apart_edges, ran_apart = _mixed_run(False)
+    assert (ran_jointly, ran_apart) == (True, False)
+    assert joint == apart and all(side[0] > 0 for sides in apart.values() for side in sides)
+    assert joint_groups == apart_groups and joint_edges == apart_edges
+
+
+def test_a_joint_batch_lists_up_to_the_limit_per_side():
+    assert _mixed_run(True, limit=3)[0] == _mixed_run(False, limit=3)[0]
+
+
+def test_induced_patterns_run_their_sides_apart():
+    assert _mixed_run(True, ("diamond",), induced=True)[3] is False
