@@ -340,11 +340,12 @@ def cpu_text(cpu_s: float | None, cpu_over: float | None) -> str:
     return f"{cpu_s * 1e3:.2f} ms" if cpu_s else "-"
 
 
-def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True, kept=True):
+def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=True, kept=True, then=None):
     """(per-task counts, seconds, stats) of one side of a batch on the GPU, None past the budget.
     Timed as the service runs it (the kernels built without statistics); with `--counters`, a
     second run of the statistics build fills the stats.  `hub_bits=False`: without the graph's
-    hub bitmaps; `kept=False`: without its kept triangles."""
+    hub bitmaps; `kept=False`: without its kept triangles; `then`: the timed run's
+    `count_tasks(then=...)` (the statistics run reads the graph it leaves)."""
     view = g.view() if hub_bits else g.view()._replace(hub_row=None, hub_bits=None)
     if not kept:
         view = view._replace(tt_keys=None, tt_t=None, tt_bits=0)
@@ -353,7 +354,7 @@ def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=Tru
     st = engine.KernelStats()
     t = tick()
     try:
-        counts = run()
+        counts = run(then=then)
         seconds = tick() - t
         if args.counters:
             run(stats=st)
@@ -386,17 +387,28 @@ def timed_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np
     if joint:
         update(none, ins)
         view = dview.joint(dels.shape[0])
+        last = next(reversed(sides), None)
+        pending = [dels]
+
+        def apply_deletions() -> None:
+            if pending:
+                update(pending.pop(), none)
+
         for name, tasks in sides.items():
             old, new = tasks["old"], tasks["new"]
             both = TaskList(*(np.concatenate(pair) for pair in zip(old, new, strict=True)))
-            got = gpu_side(g, plans[name][0], both, view, args)
+            # As the service counts a batch that lists nothing: the deletions queued behind the last
+            # count's launches, their host time overlapping the kernels' (and taken out of the count's).
+            before = upd_s + kept_s
+            then = apply_deletions if name == last else None
+            got = gpu_side(g, plans[name][0], both, view, args, then=then)
             if got is None:
                 results[name] = {"new": None}
                 continue
             counts, seconds, st = got
             results[name] = {"old": (counts[: old.size], 0.0, engine.KernelStats()),
-                             "new": (counts[old.size:], seconds, st)}
-        update(dels, none)
+                             "new": (counts[old.size:], seconds - (upd_s + kept_s - before), st)}
+        apply_deletions()
         return results, upd_s, kept_s, kept_diamonds
     for name, tasks in sides.items():
         if "old" in tasks:

@@ -16,7 +16,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -1251,18 +1251,23 @@ def memo_stream():
 
 
 def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
-                 order, balance: Balance, stats: KernelStats | None, budget_s: float | None) -> int:
+                 order, balance: Balance, stats: KernelStats | None, budget_s: float | None,
+                 then: Callable[[], None] | None = None) -> int:
     """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`): first,
     or with `Balance.memo_overlap` queued on a stream of its own and finished after the rest; fills
     `counts` (optional) per task and returns the total.  `order`: the whole list's heavy-first order
-    when it runs as one part (`uploaded_tasks`; None: each part ordered on the device)."""
+    when it runs as one part (`uploaded_tasks`; None: each part ordered on the device).  `then`
+    (count_tasks) runs once, before the wait for the last launches where none follows them on the
+    current stream, else after every wait."""
     cp = cupy()
     main = cp.cuda.get_current_stream()
     balance = balance.for_pattern(p.k)
     total = 0
     beside = None  # the memo's run on its own stream, with what it reads, until it is finished
+    pending = [then] if then is not None else []
+    parts = _memo_parts(p, t, balance)
     try:
-        for index, memo in _memo_parts(p, t, balance):
+        for i, (index, memo) in enumerate(parts):
             part, part_counts = t, counts
             if index is not None:
                 part = _take(t, index)
@@ -1280,8 +1285,12 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
                 # while the memo's stream still reads it.
                 beside = (index, part_counts, stream, run, part, perm)
                 continue
-            total += run_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
-                               stats=stats, budget_s=budget_s, memo=memo)
+            started = start_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
+                                  stats=stats, budget_s=budget_s, memo=memo)
+            # Fixed chunks launch after the wait, and a memo's stream does not order behind `then`'s work.
+            if pending and i == len(parts) - 1 and beside is None and not (started.defer and balance.chunk):
+                pending.pop()()
+            total += finish_match(started)
             if index is not None and counts is not None:
                 counts[index] = part_counts
         if beside is not None:
@@ -1290,6 +1299,8 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
                 total += 0 if run is None else finish_match(run)
             if counts is not None:
                 counts[index] = part_counts
+        if pending:
+            pending.pop()()
     finally:  # a run that raised leaves the memo's launch running on the arrays held above
         if beside is not None:
             beside[2].synchronize()
@@ -1298,12 +1309,16 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
 
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
                 batch: BatchView | DeviceBatch, check_other: bool = False, *, balance: Balance = Balance(),
-                stats: KernelStats | None = None, budget_s: float | None = None) -> np.ndarray:
-    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`."""
+                stats: KernelStats | None = None, budget_s: float | None = None,
+                then: Callable[[], None] | None = None) -> np.ndarray:
+    """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`.  `then`, when
+    given, runs once on the host after the count's launches are queued and, where it can, before
+    the host waits for them: device work it queues on the current stream runs after them (a joint
+    batch's deletions, `GraphReplica.execute`), and its host time overlaps theirs."""
     g, p = device_graph(graph), _plans(plans)
     t, order = uploaded_tasks(g, p, tasks, balance)
     counts = cupy().zeros(t.size, dtype=cupy().int64)
-    _count_parts(g, p, t, device_batch(batch), check_other, counts, order, balance, stats, budget_s)
+    _count_parts(g, p, t, device_batch(batch), check_other, counts, order, balance, stats, budget_s, then)
     return counts.get()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from deltamatch.kernels import cpu_engine
@@ -56,9 +58,15 @@ class CpuBackend:
     def release(self, view: BatchView) -> None:
         self.graph.release(view)
 
-    def count(self, plans: PlanTable, tasks: TaskList, batch: BatchView, check_other: bool) -> np.ndarray:
-        return cpu_engine.count_tasks(self.graph.view(), plans, tasks, batch, check_other,
-                                      options=self.options)
+    def count(self, plans: PlanTable, tasks: TaskList, batch: BatchView, check_other: bool,
+              then: Callable[[], None] | None = None) -> np.ndarray:
+        """Matches found by each task; `then`, when given, runs once the count is done (a device
+        backend runs it while its kernels do: `CudaBackend.count`)."""
+        counts = cpu_engine.count_tasks(self.graph.view(), plans, tasks, batch, check_other,
+                                        options=self.options)
+        if then is not None:
+            then()
+        return counts
 
     def list(self, plans: PlanTable, tasks: TaskList, batch: BatchView, counts: np.ndarray,
              check_other: bool, limit: int | None = None) -> np.ndarray:

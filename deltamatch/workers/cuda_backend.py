@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -633,11 +634,15 @@ class CudaBackend:
         return batch.view if isinstance(batch, CudaBatch) else engine.device_batch(batch)
 
     def count(self, plans: PlanTable, tasks: TaskList, batch: CudaBatch | BatchView,
-              check_other: bool) -> np.ndarray:
+              check_other: bool, then: Callable[[], None] | None = None) -> np.ndarray:
+        """`CpuBackend.count`; `then` runs before the host waits for the count's kernels where it can
+        (`cuda_engine.count_tasks`)."""
         if tasks.size == 0:
+            if then is not None:
+                then()
             return np.zeros(0, dtype=np.int64)
         return engine.count_tasks(self.device.view(), plans, tasks, self._batch(batch), check_other,
-                                  balance=self.balance)
+                                  balance=self.balance, then=then)
 
     def static_count(self, plans: PlanTable, part: int, parts: int) -> int:
         """Share part::parts of a whole-graph count (a static plan), counted on a degree relabelling

@@ -126,9 +126,9 @@ class GraphReplica:
                 diamonds[:] += self.backend.kept_diamonds()
             return self.clock() - t0
 
-        def run_joint(pid: int, old_tasks: TaskList, new_tasks: TaskList, view) -> None:
+        def run_joint(pid: int, old_tasks: TaskList, new_tasks: TaskList, view, then) -> None:
             t0 = self.clock()
-            removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, view, limit)
+            removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, view, limit, then)
             both = self.clock() - t0
             # The calibrator's per-side times: the one count's time shared by the sides' tasks.
             share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
@@ -139,9 +139,21 @@ class GraphReplica:
                 insertions, deletions = batch.halves(insertions_first=True)
                 update_seconds = update(insertions)
                 joint = views[False].joint(deletions.deleted.shape[0])
-                for pid, (old_tasks, new_tasks) in plan.tasks.items():
-                    run_joint(pid, old_tasks, new_tasks, joint)
-                update_seconds += update(deletions)
+                pending = [deletions]
+
+                def apply_deletions() -> None:  # once, whichever way the counts end
+                    nonlocal update_seconds
+                    if pending:
+                        update_seconds += update(pending.pop())
+
+                try:
+                    last = next(reversed(plan.tasks), None)
+                    for pid, (old_tasks, new_tasks) in plan.tasks.items():
+                        # Behind the last count's launches while they run, when it lists nothing.
+                        then = apply_deletions if pid == last and limit <= 0 else None
+                        run_joint(pid, old_tasks, new_tasks, joint, then)
+                finally:
+                    apply_deletions()
                 self.version = plan.version
             else:
                 for pid, (old_tasks, _) in plan.tasks.items():
@@ -185,12 +197,13 @@ class GraphReplica:
                 and all(side == "new" for _, side in plan.recounts)
                 and not any(self.patterns[pid].batch.induced for pid in plan.tasks))
 
-    def _run_sides(self, pid: int, old_tasks: TaskList, new_tasks: TaskList, view,
-                   list_limit: int) -> tuple[SideResult, SideResult]:
-        """(removed, added) of one pattern from one joint count of both sides' tasks."""
+    def _run_sides(self, pid: int, old_tasks: TaskList, new_tasks: TaskList, view, list_limit: int,
+                   then=None) -> tuple[SideResult, SideResult]:
+        """(removed, added) of one pattern from one joint count of both sides' tasks; `then` as
+        `CpuBackend.count` runs it (only when nothing is listed: listing reads the same graph)."""
         plans = self.patterns[pid].batch
         both = TaskList(*(np.concatenate(pair) for pair in zip(old_tasks, new_tasks, strict=True)))
-        counts = self.backend.count(plans, both, view, False) if both.size else np.zeros(0, np.int64)
+        counts = self.backend.count(plans, both, view, False, then)
         cut = old_tasks.size
         return (self._listed(plans, old_tasks, self.backend, view, counts[:cut], False, list_limit),
                 self._listed(plans, new_tasks, self.backend, view, counts[cut:], False, list_limit))

@@ -3,7 +3,8 @@
 # G_old ∪ I, match.cu: ranked_out; DeviceBatch.joint; GraphReplica.joint_sides).  match.cu's builds
 # compiled, every GPU test (the rest first), then issue 13's recount ratio at 1,000 on RMAT-20 with
 # 10% deletions, the sides joint and apart on the same batches (bench_gpu.py --sides joint,apart;
-# five batches a cell, GPU only), and RMAT-22 if time is left.  The CuPy cache is trimmed to this
+# five batches a cell, GPU only): the 4-clique alone without kept triangles (the deletions' update
+# queued behind its count), then the diamond and the 4-clique with them (session 31's setting).  The CuPy cache is trimmed to this
 # call's builds so that it comes back under the 16 MiB a file may.
 set -u
 t0=$(date +%s)
@@ -18,12 +19,12 @@ timeout 170 python3 -m pytest -q -m gpu -p no:cacheprovider -x tests/kernels/tes
 echo "engine tests rc $? at $(elapsed) s"; tail -3 $OUT/gpu-tests-engine.log
 bench() {  # name, time limit, extra args
   timeout $2 python3 bench/gpu/bench_gpu.py --out $OUT/bench-$1 --ablation "" --no-counters --no-relabel \
-    --no-static --no-cpu --sizes 1000 --batches 5 --patterns diamond,4-clique \
+    --no-static --no-cpu --sizes 1000 --batches 5 --scales 20 \
     --batch-budget 10 --time-budget $(( $2 - 10 )) --delete-fraction 0.1 --sides joint,apart "${@:3}" > $OUT/bench-$1.log 2>&1
   echo "bench $1 rc $? at $(elapsed) s"; grep -A8 "^summary" $OUT/bench-$1.log | cut -c1-160
 }
-bench del20 70 --scales 20
-if [ "$(elapsed)" -lt 470 ]; then
-  bench del22 100 --scales 22
+bench clique 60 --patterns 4-clique --no-kept-triangles
+if [ "$(elapsed)" -lt 500 ]; then
+  bench kept 70 --patterns diamond,4-clique
 fi
 find "$CUPY_CACHE_DIR" -type f ! -newer /tmp/call-start -delete  # the old builds: the cache comes back small
