@@ -126,34 +126,9 @@ class GraphReplica:
                 diamonds[:] += self.backend.kept_diamonds()
             return self.clock() - t0
 
-        def run_joint(pid: int, old_tasks: TaskList, new_tasks: TaskList, view, then) -> None:
-            t0 = self.clock()
-            removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, view, limit, then)
-            both = self.clock() - t0
-            # The calibrator's per-side times: the one count's time shared by the sides' tasks.
-            share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
-            groups[(pid, "old")], groups[(pid, "new")] = both * share, both * (1 - share)
-
         try:
             if self.joint_sides(plan):
-                insertions, deletions = batch.halves(insertions_first=True)
-                update_seconds = update(insertions)
-                joint = views[False].joint(deletions.deleted.shape[0])
-                pending = [deletions]
-
-                def apply_deletions() -> None:  # once, whichever way the counts end
-                    nonlocal update_seconds
-                    if pending:
-                        update_seconds += update(pending.pop())
-
-                try:
-                    last = next(reversed(plan.tasks), None)
-                    for pid, (old_tasks, new_tasks) in plan.tasks.items():
-                        # Behind the last count's launches while they run, when it lists nothing.
-                        then = apply_deletions if pid == last and limit <= 0 else None
-                        run_joint(pid, old_tasks, new_tasks, joint, then)
-                finally:
-                    apply_deletions()
+                update_seconds = self._joint_batch(plan, views[False], update, removed, added, groups)
                 self.version = plan.version
             else:
                 for pid, (old_tasks, _) in plan.tasks.items():
@@ -196,6 +171,34 @@ class GraphReplica:
                 and not plan.on_cpu and not plan.kept_counts
                 and all(side == "new" for _, side in plan.recounts)
                 and not any(self.patterns[pid].batch.induced for pid in plan.tasks))
+
+    def _joint_batch(self, plan: BatchPlan, view, update, removed: dict, added: dict, groups: dict) -> float:
+        """`execute`'s joint route (`joint_sides`): the insertions, one count of both sides a pattern on
+        G_old ∪ I, the deletions (queued behind the last count's launches when nothing is listed).
+        Fills `removed`, `added` and `groups`; returns the update's seconds."""
+        insertions, deletions = plan.batch.halves(insertions_first=True)
+        seconds = [update(insertions)]
+        pending = [deletions]
+
+        def apply_deletions() -> None:  # once, whichever way the counts end
+            if pending:
+                seconds.append(update(pending.pop()))
+
+        joint = view.joint(deletions.deleted.shape[0])
+        last = next(reversed(plan.tasks), None)
+        try:
+            for pid, (old_tasks, new_tasks) in plan.tasks.items():
+                then = apply_deletions if pid == last and plan.list_limit <= 0 else None
+                t0, before = self.clock(), sum(seconds)
+                removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, joint, plan.list_limit,
+                                                           then)
+                both = self.clock() - t0 - (sum(seconds) - before)
+                # The calibrator's per-side times: the one count's time shared by the sides' tasks.
+                share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
+                groups[(pid, "old")], groups[(pid, "new")] = both * share, both * (1 - share)
+        finally:
+            apply_deletions()
+        return sum(seconds)
 
     def _run_sides(self, pid: int, old_tasks: TaskList, new_tasks: TaskList, view, list_limit: int,
                    then=None) -> tuple[SideResult, SideResult]:
