@@ -13,4 +13,3 @@ timeout 400 python3 bench/gpu/bench_gpu.py --out $OUT/bench-cpu --ablation "" --
   --patterns 4-clique,diamond,4-cycle --delete-fraction 0.1 --sides joint \
   --batch-budget 10 --time-budget 380 > $OUT/bench-cpu.log 2>&1
 echo "bench cpu rc $? at $(elapsed) s"; grep -A12 "^summary" $OUT/bench-cpu.log | cut -c1-160
-find "$CUPY_CACHE_DIR" -type f ! -newer /tmp/call-start -delete
