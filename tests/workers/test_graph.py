@@ -221,29 +221,19 @@ def test_rejected_batch_leaves_the_graph_unchanged():
     assert np.array_equal(g.edges(), before[0]) and len(g.vertices) == before[1]
 
 
-def test_a_batchs_halves_applied_in_turn_apply_it_through_g_old_less_its_deletions():
+@pytest.mark.parametrize(("insertions_first", "between"), [
+    (False, [[1, 2]]),  # G_old less the deletions
+    (True, [[1, 2], [1, 3], [2, 3], [3, 4], [4, 5], [5, 6]]),  # G_old and the insertions
+], ids=["deletions-first", "insertions-first"])
+def test_a_batchs_halves_applied_in_turn_apply_it(insertions_first, between):
     whole, halves = DynamicGraph(), DynamicGraph()
     for g in (whole, halves):
         g.apply(g.normalize([(1, 2), (2, 3), (3, 4)], []))
     batch = whole.normalize([(4, 5), (5, 6), (1, 3)], [(2, 3), (3, 4)])
     whole.apply(batch)
-    deletions, insertions = batch.halves()
-    halves.apply(deletions)
-    assert halves.edges().tolist() == [[1, 2]]
-    halves.apply(insertions)
-    assert halves.edges().tolist() == whole.edges().tolist()
-    assert halves.vertices.external.tolist() == whole.vertices.external.tolist() == [1, 2, 3, 4, 5, 6]
-
-
-def test_a_batchs_halves_insertions_first_apply_it_through_g_old_and_its_insertions():
-    whole, halves = DynamicGraph(), DynamicGraph()
-    for g in (whole, halves):
-        g.apply(g.normalize([(1, 2), (2, 3), (3, 4)], []))
-    batch = whole.normalize([(4, 5), (5, 6), (1, 3)], [(2, 3), (3, 4)])
-    whole.apply(batch)
-    insertions, deletions = batch.halves(insertions_first=True)
-    halves.apply(insertions)
-    assert halves.edges().tolist() == [[1, 2], [1, 3], [2, 3], [3, 4], [4, 5], [5, 6]]
-    halves.apply(deletions)
+    first, second = batch.halves(insertions_first)
+    halves.apply(first)
+    assert halves.edges().tolist() == between
+    halves.apply(second)
     assert halves.edges().tolist() == whole.edges().tolist()
     assert halves.vertices.external.tolist() == whole.vertices.external.tolist() == [1, 2, 3, 4, 5, 6]

@@ -95,21 +95,29 @@ class _StandInDevice(CpuBackend):
         return super().count(plans, tasks, batch, check_other)
 
 
+def _mixed_batch(r: GraphReplica, seed: int, n: int, loaded: int, inserted: int, deleted: int):
+    """r loaded (as version 1) with up to `loaded` random pairs on n vertices, and a batch of up to
+    `inserted` random pairs on n + 5 (new vertices too) that deletes `deleted` loaded ones."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, n, size=(loaded, 2))
+    base = base[base[:, 0] != base[:, 1]]
+    r.apply_only(1, r.normalize(base, []))
+    ins = rng.integers(0, n + 5, size=(inserted, 2))
+    return r.normalize(ins[ins[:, 0] != ins[:, 1]], base[:deleted])
+
+
+def _both_sides(table, batch) -> tuple[TaskList, TaskList]:
+    n_del = batch.deleted.shape[0]
+    return batch_tasks(table, batch.changed, n_del, OLD), batch_tasks(table, batch.changed, n_del, NEW)
+
+
 def _routed_run(on_cpu: frozenset) -> tuple[list, int]:
     """A batch on a stand-in device replica with the groups in `on_cpu` routed to the CPU
     engine: (each side's count and rows, groups the device ran)."""
     r, plans = _replica("diamond")
     r.backend = _StandInDevice()
-    rng = np.random.default_rng(3)
-    base = rng.integers(0, 40, size=(300, 2))
-    base = base[base[:, 0] != base[:, 1]]
-    r.apply_only(1, r.normalize(base, []))
-    ins = rng.integers(0, 45, size=(60, 2))
-    batch = r.normalize(ins[ins[:, 0] != ins[:, 1]], base[:40])
-    n_del = batch.deleted.shape[0]
-    tasks = {7: (batch_tasks(plans.batch, batch.changed, n_del, OLD),
-                 batch_tasks(plans.batch, batch.changed, n_del, NEW))}
-    res = r.execute(BatchPlan(2, batch, tasks, 10**6, on_cpu))
+    batch = _mixed_batch(r, 3, 40, 300, 60, 40)
+    res = r.execute(BatchPlan(2, batch, {7: _both_sides(plans.batch, batch)}, 10**6, on_cpu))
     sides = [(s[7].count, s[7].rows.tolist()) for s in (res.removed, res.added)]
     return sides, r.backend.counted
 
@@ -132,16 +140,8 @@ def _mixed_run(joint: bool, names=("4-clique", "diamond", "house"), induced: boo
         p = parse_pattern(name, induced=induced)
         tables[pid] = compile_plans(p, shared_plans(p))
         r.register(pid, PatternPlans(tables[pid], compile_plans(p, [static_plan(p)])))
-    rng = np.random.default_rng(5)
-    base = rng.integers(0, 30, size=(200, 2))
-    base = base[base[:, 0] != base[:, 1]]
-    r.apply_only(1, r.normalize(base, []))
-    ins = rng.integers(0, 34, size=(50, 2))
-    batch = r.normalize(ins[ins[:, 0] != ins[:, 1]], base[:30])
-    n_del = batch.deleted.shape[0]
-    tasks = {pid: (batch_tasks(t, batch.changed, n_del, OLD), batch_tasks(t, batch.changed, n_del, NEW))
-             for pid, t in tables.items()}
-    plan = BatchPlan(2, batch, tasks, limit)
+    batch = _mixed_batch(r, 5, 30, 200, 50, 30)
+    plan = BatchPlan(2, batch, {pid: _both_sides(t, batch) for pid, t in tables.items()}, limit)
     ran_jointly = r.joint_sides(plan)
     res = r.execute(plan)
     sides = {pid: [(s[pid].count, s[pid].rows.tolist(), s[pid].truncated) for s in (res.removed, res.added)]
