@@ -738,10 +738,11 @@ def main() -> int:
     )
     ap.add_argument(
         "--sides",
-        default="joint",
-        help="how a batch with deletions runs its two sides: joint (one count on G_old ∪ I, the service's "
-        "default), apart (the removal side on G_old, the addition side on G_new), or both, comma-separated "
-        "(the graph is set back to G_old between them; the summary's rows of the second say 'apart')",
+        default="apart",
+        help="how a batch with deletions runs its two sides: apart (the removal side on G_old, the "
+        "addition side on G_new: the service's default), joint (one count on G_old ∪ I, "
+        "DELTAMATCH_GPU_JOINT_SIDES=1), or both, comma-separated (the graph is set back to G_old between "
+        "them; the summary's rows of the second say 'apart')",
     )
     ap.add_argument(
         "--time-budget", type=float, default=0.0, help="seconds after which no new phase starts (0: no limit)"

@@ -345,7 +345,8 @@ __device__ __forceinline__ int batch_rank(const Ctx& c, int a, int b) {
 // G_old ∪ I (the deletions still in, the insertions already in): an insertion task's rank is at least
 // `removals`, so every deletion is below it and the task sees G_new; a removal task (r < removals)
 // also keeps out the insertions, and sees G_old.  Edge-induced plans only: an induced plan's
-// non-edges would read the insertions.
+// non-edges would read the insertions.  Static tasks (r = -1) never ask: their callers test r >= 0
+// or look up no rank (another test of r here spilled match_shared and the memo kernels).
 __device__ __forceinline__ bool ranked_out(const Ctx& c, int rank, int r) {
     return rank >= 0 && (rank < r || (r < c.removals && rank >= c.removals));
 }
