@@ -133,12 +133,16 @@ def test_static_listing_equals_reference(name: str, induced: bool) -> None:
     assert replica.static_count(1, 0, 1) == len(want)
 
 
+@pytest.mark.parametrize("joint", [False, True], ids=["apart", "joint"])
 @pytest.mark.parametrize("induced", [False, True])
 @pytest.mark.parametrize("name", PATTERNS)
-def test_mixed_batches_equal_cpu_replica(name: str, induced: bool) -> None:
+def test_mixed_batches_equal_cpu_replica(name: str, induced: bool, joint: bool) -> None:
+    """The CUDA replica's batches, their sides apart or (edge-induced) joint, equal the CPU replica's."""
+    from deltamatch.workers.cuda_backend import CudaBackend
+
     rng = np.random.default_rng(11 + len(name) + 100 * induced)
     n = 40
-    gpu, cpu = GraphReplica("cuda"), GraphReplica("cpu")
+    gpu, cpu = GraphReplica(CudaBackend(joint_sides=joint)), GraphReplica("cpu")
     base = random_edges(rng, n, 150)
     for version, replica in ((1, gpu), (1, cpu)):
         replica.apply_only(version, replica.normalize(base, None))
