@@ -43,7 +43,7 @@ from deltamatch.bench.plots import gpu_batch_time_plot, gpu_speedup_plot  # noqa
 from deltamatch.bench.rmat import rmat_edges  # noqa: E402
 from deltamatch.kernels import cpu_engine  # noqa: E402
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.kernels.plan_table import BatchView, TaskList, reads_kept_triangles  # noqa: E402
+from deltamatch.kernels.plan_table import BatchView, reads_kept_triangles  # noqa: E402
 from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
@@ -396,7 +396,7 @@ def timed_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np
 
         for name, tasks in sides.items():
             old, new = tasks["old"], tasks["new"]
-            both = TaskList(*(np.concatenate(pair) for pair in zip(old, new, strict=True)))
+            both = old.followed_by(new)
             # As the service counts a batch that lists nothing: the deletions queued behind the last
             # count's launches, their host time overlapping the kernels' (and taken out of the count's).
             before = upd_s + kept_s
@@ -738,10 +738,10 @@ def main() -> int:
     )
     ap.add_argument(
         "--sides",
-        default="apart",
-        help="how a batch with deletions runs its two sides: apart (the removal side on G_old, the "
-        "addition side on G_new: the service's default), joint (one count on G_old ∪ I, "
-        "DELTAMATCH_GPU_JOINT_SIDES=1), or both, comma-separated (the graph is set back to G_old between "
+        default="joint",
+        help="how a batch with deletions runs its two sides: joint (one count on G_old ∪ I: the "
+        "service's default), apart (the removal side on G_old, the addition side on G_new, "
+        "DELTAMATCH_GPU_JOINT_SIDES=0), or both, comma-separated (the graph is set back to G_old between "
         "them; the summary's rows of the second say 'apart')",
     )
     ap.add_argument(

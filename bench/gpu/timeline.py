@@ -7,7 +7,9 @@ an RMAT graph into a GpuGraph, then for each of `--batches` insert batches (with
 too), the graph update and each pattern's new-side count as the service runs them (no stats,
 so no timing kernels): the wall time of the step, the device time of every kernel and copy by
 name, and the idle time (wall time during which no kernel or copy ran: the host's launches,
-synchronizations and Python).  Prints one table per step, summed over the batches after the
+synchronizations and Python).  With `--joint`, a batch with deletions runs as the service's
+default does: the insertions, each pattern's two sides in one count, the deletions queued
+behind the last pattern's count.  Prints one table per step, summed over the batches after the
 first (which is printed apart: first use).  With `--host-profile N`, each pattern's count of the
 last batch then runs N more times without the profiler: its plain wall time (median), and the
 host functions that time goes to under cProfile (a `.get()` that waits for the device shows as
@@ -48,7 +50,7 @@ from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
+from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 
 DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 
@@ -274,6 +276,10 @@ def main() -> int:
     ap.add_argument("--ab", default="", metavar="SWITCH[,SWITCH...]",
                     help="then each count's wall with each of these booleans of cuda_engine on and off")
     ap.add_argument("--ab-reps", type=int, default=50)
+    ap.add_argument("--joint", action="store_true",
+                    help="with deletions, each batch as a joint count (the service's default): the "
+                    "insertions, both sides' tasks in one count a pattern, the deletions queued behind "
+                    "the last; the steps below then time the last batch's joint counts")
     args = ap.parse_args()
     if args.batches < 2:
         ap.error("--batches: at least 2 (the first is first use)")
@@ -295,10 +301,25 @@ def main() -> int:
         view = device_batch_view(changed, n)
         tasks = {name: batch_tasks(plans[name], changed, n_del, NEW) for name in names}
         key = "first" if b == 0 else "steady"
+        if args.joint and n_del:
+            # As GraphReplica runs a batch that lists nothing: the insertions, one count of both
+            # sides a pattern on G_old ∪ I, the deletions queued behind the last count's launches.
+            view = view.joint(n_del)
+            tasks = {name: batch_tasks(plans[name], changed, n_del, OLD).followed_by(tasks[name])
+                     for name in names}
+            runs[f"{key} update +I"].append(traced(partial(g.apply, dels[:0], ins)))
+            for name in names:
+                then = partial(g.apply, dels, ins[:0]) if name == names[-1] else None
+                count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view,
+                                plans[name].induced, then=then)
+                runs[f"{key} {name} joint, then -D" if then else f"{key} {name} joint"].append(traced(count))
+            continue
         runs[f"{key} update"].append(traced(partial(g.apply, dels, ins)))
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
             runs[f"{key} {name}"].append(traced(count))
+    if args.joint and n_del:
+        g.apply(edges[:0], dels)  # the last batch's G_old ∪ I again: the steps below count on it
     for title, got in runs.items():
         report(title, got, args.top)
     if args.host_profile:

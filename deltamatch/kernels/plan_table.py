@@ -146,6 +146,10 @@ class TaskList(NamedTuple):
     def take(self, index: np.ndarray) -> TaskList:
         return TaskList(self.u[index], self.v[index], self.rank[index], self.plan[index])
 
+    def followed_by(self, other: TaskList) -> TaskList:
+        """These tasks, then `other`'s (a joint count's removal side, then its insertion side)."""
+        return TaskList(*(np.concatenate(pair) for pair in zip(self, other, strict=True)))
+
     @classmethod
     def static(cls, edges: np.ndarray) -> TaskList:
         """Both orientations of every edge (u, v), plan 0, no batch rank: a whole-graph count."""

@@ -63,7 +63,7 @@ FORMULAS_ENV = "DELTAMATCH_GPU_FORMULAS"  # "1" (default) or "0": static counts 
 HOUSE_FORMULA_ENV = "DELTAMATCH_GPU_HOUSE_FORMULA"  # "0" (default) or "1": the house's static count too
 HUB_BITS_ENV = "DELTAMATCH_GPU_HUB_BITS"  # "1" (default) or "0": adjacency tests on hub rows by bitmap
 KEPT_TRIANGLES_ENV = "DELTAMATCH_GPU_KEPT_TRIANGLES"  # "1" (default) or "0": diamond deltas, kept triangles
-JOINT_SIDES_ENV = "DELTAMATCH_GPU_JOINT_SIDES"  # "0" (default) or "1": a batch's two sides in one count
+JOINT_SIDES_ENV = "DELTAMATCH_GPU_JOINT_SIDES"  # "1" (default) or "0": a batch's two sides in one count
 HUB_REBUILD_GROWTH = 2  # the hub bitmaps are chosen again once the edges have grown this many-fold
 
 
@@ -139,9 +139,8 @@ def kept_triangles_from_env(env: dict | None = None) -> bool:
 
 def joint_sides_from_env(env: dict | None = None) -> bool:
     """Whether DELTAMATCH_GPU_JOINT_SIDES lets a replica count a batch's removal and insertion
-    tasks in one run on G_old ∪ I (`GraphReplica.joint_sides`).  Off by default: the kernel's side
-    of it has not run on a device yet (session 32 got none)."""
-    return _switch(os.environ if env is None else env, JOINT_SIDES_ENV, default="0")
+    tasks in one run on G_old ∪ I (`GraphReplica.joint_sides`; default: on)."""
+    return _switch(os.environ if env is None else env, JOINT_SIDES_ENV)
 
 
 def cuda_available() -> bool:

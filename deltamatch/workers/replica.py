@@ -205,7 +205,7 @@ class GraphReplica:
         """(removed, added) of one pattern from one joint count of both sides' tasks; `then` as
         `CpuBackend.count` runs it (only when nothing is listed: listing reads the same graph)."""
         plans = self.patterns[pid].batch
-        both = TaskList(*(np.concatenate(pair) for pair in zip(old_tasks, new_tasks, strict=True)))
+        both = old_tasks.followed_by(new_tasks)
         counts = self.backend.count(plans, both, view, False, then)
         cut = old_tasks.size
         return (self._listed(plans, old_tasks, self.backend, view, counts[:cut], False, list_limit),
