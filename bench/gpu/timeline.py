@@ -9,7 +9,9 @@ so no timing kernels): the wall time of the step, the device time of every kerne
 name, and the idle time (wall time during which no kernel or copy ran: the host's launches,
 synchronizations and Python).  With `--joint`, a batch with deletions runs as the service's
 default does: the insertions, each pattern's two sides in one count, the deletions queued
-behind the last pattern's count.  Prints one table per step, summed over the batches after the
+behind the last pattern's count, and the steps below time the last batch's joint counts; then each
+pattern's joint count with the deletions' update queued behind it and after it, interleaved
+(`--ab-reps` runs).  Prints one table per step, summed over the batches after the
 first (which is printed apart: first use).  With `--host-profile N`, each pattern's count of the
 last batch then runs N more times without the profiler: its plain wall time (median), and the
 host functions that time goes to under cProfile (a `.get()` that waits for the device shows as
@@ -255,6 +257,27 @@ def switch_ab(name: str, switch: str, run, reps: int) -> None:
     print(f"switch {switch} {name}: on {on:.3f} ms, off {off:.3f} ms (median of {reps}, interleaved)")
 
 
+def deletions_overlap(name: str, count, delete, restore, reps: int) -> None:
+    """Median synchronized wall of a joint count and the deletions' update, the update queued behind
+    the count's launches (`count_tasks(then=...)`, as the service runs it) and after the count,
+    interleaved run by run; `restore()` (untimed) puts the deletions back after each."""
+    walls: dict[str, list[float]] = {"queued behind the count": [], "after the count": []}
+    for _ in range(reps):
+        for label, times in walls.items():
+            cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            if label == "after the count":
+                count()
+                delete()
+            else:
+                count(then=delete)
+            cp.cuda.Device().synchronize()
+            times.append(time.perf_counter() - t0)
+            restore()
+    print(f"deletions {name}: " + ", ".join(f"{label} {np.median(times) * 1e3:.3f} ms" for label, times
+                                            in walls.items()) + f" (median of {reps}, interleaved)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", type=int, default=20)
@@ -351,6 +374,11 @@ def main() -> int:
             switch_ab(name, switch, count, args.ab_reps)
     for name in names if args.graph_replay else []:
         graph_replay(name, g.view(), plans[name], tasks[name], view, args.graph_replay)
+    if args.joint and n_del:
+        for name in names:
+            count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
+            deletions_overlap(name, count, partial(g.apply, dels, dels[:0]), partial(g.apply, dels[:0], dels),
+                              args.ab_reps)
     return 0
 
 
