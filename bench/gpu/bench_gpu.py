@@ -267,6 +267,9 @@ BALANCES = {
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)
     "nomemoshare": engine.Balance(memo_share=False),  # all but the memo's flushes shared (match_memo_shared)
     "nosetcost": engine.Balance(cost_by_set=False),  # all but chunk costs bounded by the set (4-clique)
+    "nopieces": engine.Balance(seed_pieces=0),  # all but heavy seeds' level-2 sets built in pieces
+    "pieces8": engine.Balance(seed_pieces=8),  # all, heavy seeds' level-2 sets in 8 pieces, not 32
+    "pieces1024": engine.Balance(piece_min_degree=1024),  # all, seeds of degree 1,024 and more pieced
 }
 
 
@@ -350,7 +353,7 @@ def gpu_side(g: GpuGraph, bplans, tasks, dview, args, balance=None, hub_bits=Tru
     if not kept:
         view = view._replace(tt_keys=None, tt_t=None, tt_bits=0)
     run = partial(engine.count_tasks, view, bplans, tasks, dview, bplans.induced,
-                  balance=balance or engine.Balance(), budget_s=args.batch_budget)
+                  balance=balance or BALANCES[args.balance], budget_s=args.batch_budget)
     st = engine.KernelStats()
     t = tick()
     try:
@@ -726,6 +729,8 @@ def main() -> int:
         "the first run of a batch of 1,000 read 10-30%% slower than later ones (docs/GPU.md, session 15). "
         "Batches with deletions run no ablation: their removal side is counted before the update",
     )
+    ap.add_argument("--balance", default="all", choices=sorted(BALANCES),
+                    help="the setting every batch's timed count runs under (the ablation's beside it)")
     ap.add_argument("--batch-budget", type=float, default=10.0, help="GPU time limit of one batch count (s)")
     ap.add_argument(
         "--counters",

@@ -210,7 +210,8 @@ def graph_replay(name: str, view, plans, tasks, batch, reps: int) -> None:
     walls = {"start_match + finish_match": [], "graph replay + counters read": []}
     with stream:
         counts = cp.zeros(t.size, dtype=cp.int64)
-        start = partial(engine.start_match, g, p, t, b, plans.induced, counts=counts, perm=order,
+        start = partial(engine.start_match, g, p, t, b, plans.induced, counts=counts,
+                        perm=None if order is None else order.perm, heavy=0 if order is None else order.heavy,
                         balance=balance)
         expected = engine.finish_match(start())
         for _ in range(reps):

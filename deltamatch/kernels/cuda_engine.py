@@ -28,6 +28,7 @@ from numba import njit
 from deltamatch.kernels.pair_order import sort_keys
 from deltamatch.kernels.pair_table import changed_pair_filter, changed_pair_table
 from deltamatch.kernels.plan_table import (
+    LAST_PAIRS,
     BatchView,
     GraphView,
     PlanTable,
@@ -231,6 +232,7 @@ class DevicePlans:
     memo: Any  # int32[plans]: plan_table.memo_plans
     memos: bool  # whether any plan is a memo plan
     set_bounded: bool  # k = 4 and every plan builds level 3 from level 2's set (set_bounded)
+    walks_level_two: bool  # every counting task stores its level-2 set (k >= 4, no k = 4 LAST_PAIRS plan)
 
 
 def plan_bits(plans: PlanTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -357,7 +359,8 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(plans.last_two.astype(np.int32)),
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
                        cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)),
-                       cp.asarray(memo.astype(np.int32)), bool(memo.any()), set_bounded(plans))
+                       cp.asarray(memo.astype(np.int32)), bool(memo.any()), set_bounded(plans),
+                       plans.k >= 4 and not (plans.k == 4 and (plans.last_two == LAST_PAIRS).any()))
 
 
 def set_bounded(plans: PlanTable) -> bool:
@@ -427,6 +430,9 @@ def word(array, index: int) -> np.uint64:
     """The device address of array[index] as a kernel argument (a pointer passed by value): 0.7 us
     where the one-element slice CuPy would pack for it costs 2.7 (host_costs.py, session 30, H100)."""
     return np.uint64(array.data.ptr + index * array.itemsize)
+
+
+MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
 
 
 @dataclass(frozen=True)
@@ -508,6 +514,12 @@ class Balance:
     narrows phase 1's per-warp busy spread from 2.2-2.4 to 1.5-1.6 (busiest warp 510-540 us to
     367-379) at the same time a batch; applied to the diamond's and the 4-cycle's plans, whose level
     3 is not bounded by the set, it made them 0.78-0.79x as fast (docs/GPU.md, session 26).
+    seed_pieces (with split and automatic chunks, counting a host-ordered list of tasks that all store
+    their level-2 set): a task whose seed's endpoints both have degree at least `piece_min_degree`
+    has its level-2 set built by `seed_pieces` warps (at most 32), each a range of its source row,
+    before phase 0 (match.cu's match_pieces), and joined into one deferred set (gather_pieces); phase
+    0 runs the other tasks.  One warp building a hub seed's set alone (hundreds of microseconds on
+    RMAT-20) held phase 0 while the other warps had finished.  0: off.
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -538,6 +550,12 @@ class Balance:
     memo_overlap: bool = False
     memo_share: bool = True
     cost_by_set: bool = True
+    seed_pieces: int = 32
+    piece_min_degree: int = 4096
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed_pieces <= MAX_SEED_PIECES:
+            raise ValueError(f"seed_pieces: expected 0 to {MAX_SEED_PIECES}, got {self.seed_pieces}")
 
     def for_pattern(self, k: int) -> Balance:
         """The switches a plan table of `k`-vertex patterns runs under: unroll (and with it steal
@@ -597,7 +615,8 @@ class KernelStats:
     tasks and chunks run; lanes / steps: active lanes summed over the warp steps of the set and
     pair loops (each active lane reads one entry, so lanes = scanned; lane utilization =
     lanes / (32 * steps)); deferred: tasks whose level-2 set was split; chunks: the
-    pieces they were cut into; published: pair lists opened for sharing; joins: lists an idle warp
+    pieces they were cut into; pieced: tasks whose level-2 set was built in pieces (seed_pieces);
+    published: pair lists opened for sharing; joins: lists an idle warp
     joined; shared: pairs those joiners counted; memo_flushes: memo tables counted (one per memo
     task, more where a table filled within its task); kernel_s: device time of the launches (CUDA
     events recorded behind `hold_stream`: the host's launch overhead left out); busy_ns: per
@@ -615,6 +634,7 @@ class KernelStats:
     shared: int = 0
     memo_flushes: int = 0
     chunks: int = 0
+    pieced: int = 0
     kernel_s: float = 0.0
     busy_ns: list = field(default_factory=list)
 
@@ -658,15 +678,18 @@ class Launch:
 
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
-# deadline), the task queues of phase 0 and 1, the arena's fill, the deferred-task count, the
-# warps still on their own tasks in phase 0 and 1 (work sharing), and phase 1's chunks and their
-# estimated cost in all.
+# deadline, bit 2 no arena room for seed pieces), the task queues of phase 0 and 1, the arena's
+# fill, the deferred-task count, the warps still on their own tasks in phase 0 and 1 (work
+# sharing), and phase 1's chunks and their estimated cost in all.
 TOTAL, FLAGS, QUEUE, ARENA_USED, DEFERRED, ACTIVE, CHUNKS, CHUNK_COST = 0, 1, 2, 4, 5, 6, 8, 9
 # ... then phase 1's chunks per cost class and each class's cursor (match.cu: deferred_chunk_order).
 CHUNK_CLASSES = 64  # DM_CHUNK_CLASSES
 CHUNK_CLASS_COUNT = 10
 CHUNK_CLASS_CURSOR = CHUNK_CLASS_COUNT + CHUNK_CLASSES
-COUNTERS = CHUNK_CLASS_CURSOR + CHUNK_CLASSES
+# ... then the task queue of the seed pieces' launch (match_pieces, run as phase PIECES_PHASE).
+PIECE_QUEUE = CHUNK_CLASS_CURSOR + CHUNK_CLASSES
+COUNTERS = PIECE_QUEUE + 1
+PIECES_PHASE = 2
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost prefixes (_cost_chunks)
 
@@ -817,35 +840,67 @@ def _heavy_first_order(degree, u, v):
 PACKED_TASK_ORDER = True
 
 
+class TaskOrder(NamedTuple):
+    """A host list's heavy-first order on the device (`perm`), and how many tasks at its head get
+    their level-2 sets built in pieces (`Balance.seed_pieces`)."""
+
+    perm: Any
+    heavy: int
+
+
 def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | DeviceTasks,
-                   balance: Balance) -> tuple[DeviceTasks, Any]:
+                   balance: Balance) -> tuple[DeviceTasks, TaskOrder | None]:
     """The tasks on the device and, where they run heavy-first as one part (`_memo_parts`) from a
     short host list over a graph whose degrees the host keeps, their order, uploaded in the tasks'
     copy: a count makes one copy instead of two (None: ordered per part, on the device)."""
+    balance = balance.for_pattern(plans.k)
     if (isinstance(tasks, TaskList) and balance.heavy_first and 2 <= tasks.size <= HOST_ORDER_MAX_TASKS
-            and graph.host_degree is not None and not _splits_memo(plans, balance.for_pattern(plans.k))):
+            and graph.host_degree is not None and not _splits_memo(plans, balance)):
+        heavy_degree = balance.piece_min_degree if _builds_pieces(plans, balance) else 0
         if not PACKED_TASK_ORDER:
-            *arrays, order = upload(*(a.astype(np.int32, copy=False) for a in tasks),
-                                    host_heavy_first(graph.host_degree, tasks))
-            return DeviceTasks(*arrays), order
+            order = host_heavy_first(graph.host_degree, tasks)
+            *arrays, perm = upload(*(a.astype(np.int32, copy=False) for a in tasks), order)
+            return DeviceTasks(*arrays), TaskOrder(perm, _leading_heavy(graph.host_degree, tasks.u, tasks.v,
+                                                                        order, heavy_degree))
         n, cp = tasks.size, cupy()
         starts = _byte_starts([4 * n] * 4 + [8 * n])
-        device = _uploaded_bytes(starts[-1], lambda host: _pack_heavy_first(
-            graph.host_degree, *tasks, host, np.asarray(starts, dtype=np.int64)))
+        heavy = []
+        device = _uploaded_bytes(starts[-1], lambda host: heavy.append(_pack_heavy_first(
+            graph.host_degree, *tasks, host, np.asarray(starts, dtype=np.int64), heavy_degree)))
         columns = (device[start : start + 4 * n].view(cp.int32) for start in starts[:4])
-        return DeviceTasks(*columns), device[starts[4] : starts[5]].view(cp.int64)
+        return DeviceTasks(*columns), TaskOrder(device[starts[4] : starts[5]].view(cp.int64), heavy[0])
     return device_tasks(tasks), None
 
 
+def _builds_pieces(plans: DevicePlans, balance: Balance) -> bool:
+    """Whether a counting run of `plans` under `balance` (for_pattern's) builds heavy tasks' level-2
+    sets in pieces (`Balance.seed_pieces`): every task stores its set, deferred, in cost chunks."""
+    return (balance.seed_pieces > 0 and balance.piece_min_degree > 0 and balance.split and not balance.chunk
+            and plans.walks_level_two)
+
+
 @njit(cache=True)
-def _pack_heavy_first(degree, u, v, rank, plan, packed, starts):
+def _pack_heavy_first(degree, u, v, rank, plan, packed, starts, heavy_degree):
     """u, v, rank and plan as int32 and `_heavy_first_order` as int64 at `starts` of the uint8
-    buffer `packed`."""
+    buffer `packed`; returns `_leading_heavy` of the order."""
     _put_int32(packed, starts[0], u)
     _put_int32(packed, starts[1], v)
     _put_int32(packed, starts[2], rank)
     _put_int32(packed, starts[3], plan)
-    packed[starts[4] : starts[4] + 8 * u.shape[0]].view(np.int64)[:] = _heavy_first_order(degree, u, v)
+    order = _heavy_first_order(degree, u, v)
+    packed[starts[4] : starts[4] + 8 * u.shape[0]].view(np.int64)[:] = order
+    return _leading_heavy(degree, u, v, order, heavy_degree)
+
+
+@njit(cache=True)
+def _leading_heavy(degree, u, v, order, heavy_degree):
+    """How many tasks at the head of the heavy-first `order` have min(deg u, deg v) at least
+    `heavy_degree` (0 when it is 0)."""
+    n = 0
+    if heavy_degree > 0:
+        while n < order.shape[0] and min(degree[u[order[n]]], degree[v[order[n]]]) >= heavy_degree:
+            n += 1
+    return n
 
 
 @njit(cache=True)
@@ -1012,7 +1067,7 @@ class _MatchRun:
     counters: Any  # uint64[COUNTERS], zeroed: the run's total, flags and queues
 
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
-               chunks=None) -> None:
+               chunks=None, pieces: int = 0) -> None:
         cp = cupy()
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         counters = self.counters
@@ -1039,12 +1094,13 @@ class _MatchRun:
                 d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
                 d.task, d.off, d.length, d.n, np.int64(d.cap),
                 _ptr(entry), _ptr(lo), _ptr(hi),
-                word(counters, QUEUE + phase), np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
+                word(counters, PIECE_QUEUE if phase == PIECES_PHASE else QUEUE + phase),
+                np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
                 word(counters, FLAGS),
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                word(counters, ACTIVE + phase), _ptr(g.hub_row),
+                word(counters, ACTIVE + phase % PIECES_PHASE), _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
-                np.int32(g.tt_bits))
+                np.int32(g.tt_bits), np.int32(pieces))
         match = kernel("match.cu", function, stats=self.stats is not None,
                        defines=self.balance.defines(pair_table=b.pair_keys is not None))
         with kernel_time(self.stats):
@@ -1087,10 +1143,12 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
                 check_other: bool, *, counts=None, first: int = 0, last: int | None = None, perm=None,
                 out=None, out_offsets=None, expect=None, window: tuple[int, int] = (0, 0),
                 balance: Balance = Balance(), stats: KernelStats | None = None,
-                budget_s: float | None = None, memo: bool = False) -> _Started | None:
+                budget_s: float | None = None, memo: bool = False, heavy: int = 0) -> _Started | None:
     """run_match's launches, queued on the current stream without waiting for them (None: no
     tasks): phase 0 and, with chunks of equal cost, the steps that cut the deferred sets and phase 1
-    right behind it; finish_match waits for them (and with `Balance.chunk` runs phase 1)."""
+    right behind it; finish_match waits for them (and with `Balance.chunk` runs phase 1).  `heavy`:
+    the first tasks of `perm` whose level-2 sets are built in pieces before phase 0, which skips
+    them (`Balance.seed_pieces`; the caller's `TaskOrder`, counting from `first` 0 only)."""
     cp = cupy()
     if batch.removals and plans.induced:
         raise ValueError("a joint count (DeviceBatch.joint) is for edge-induced plans")
@@ -1121,7 +1179,12 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     run = _MatchRun(graph, plans, tasks, batch, check_other, counts, out, out_offsets, expect, window,
                     balance, stats, _deadline(budget_s), width, scratch,
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
-    run.launch(function, 0, first, last, perm, shape)
+    heavy = heavy if defer and first == 0 and not balance.chunk and not memo else 0
+    if heavy:
+        _launch_pieces(run, heavy, perm)
+        if stats is not None:
+            stats.pieced += heavy
+    run.launch(function, 0, first + heavy, last, perm, shape)
     started = _Started(run, function, shape, per_warp, defer, memo, budget_s)
     if defer and not balance.chunk:
         share = (balance.memo_chunks if memo else AUTO_CHUNK_SHARE) * shape.warps
@@ -1129,6 +1192,22 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
                               balance.cost_by_set and plans.set_bounded)
         _launch_chunks(started, *chunks)
     return started
+
+
+def _launch_pieces(run: _MatchRun, heavy: int, perm) -> None:
+    """The level-2 sets of the first `heavy` tasks of `perm` built in `Balance.seed_pieces` pieces
+    each (match.cu: match_pieces, which writes its pieces' records at the top of the record list)
+    and joined into one deferred set each (gather_pieces), queued before phase 0."""
+    pieces = run.balance.seed_pieces
+    n_pieces = heavy * pieces  # at most HOST_ORDER_MAX_TASKS * 32: records to spare above phase 0's
+    # No scratch: a piece builds its range straight into the arena.
+    run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, launch_shape(n_pieces, 4, "match_pieces"),
+               pieces=pieces)
+    d = run.deferred
+    kernel("match.cu", "gather_pieces")(
+        (grid_blocks(32 * heavy),), (256,),
+        (np.int64(heavy), np.int32(pieces), d.task, d.off, d.length, d.n, np.int64(d.cap), d.arena,
+         np.int64(d.arena.shape[0]), d.used, word(run.counters, FLAGS)))
 
 
 def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> None:
@@ -1162,6 +1241,8 @@ def finish_match(started: _Started) -> int:
         raise DeadlineExceeded(f"match_tasks stopped after {started.budget_s} s")
     if got[FLAGS] & 1:
         raise EngineError("a listing round found a different number of matches than its count")
+    if got[FLAGS] & 4:
+        raise EngineError("the deferred sets' arena had no room for a task's seed pieces")
     return int(got[TOTAL])
 
 
@@ -1274,7 +1355,9 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
                 part_counts = None if counts is None else cp.zeros(part.size, dtype=cp.int64)
             if part.size == 0:
                 continue
-            perm = order if index is None and order is not None else _order(g, part, balance)
+            host_order = order if index is None else None
+            perm = host_order.perm if host_order is not None else _order(g, part, balance)
+            heavy = host_order.heavy if host_order is not None and not memo else 0
             if memo and balance.memo_overlap:
                 stream = memo_stream()
                 stream.wait_event(main.record())  # the part, its counts and order come from the main stream
@@ -1286,7 +1369,7 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
                 beside = (index, part_counts, stream, run, part, perm)
                 continue
             started = start_match(g, p, part, b, check_other, counts=part_counts, perm=perm, balance=balance,
-                                  stats=stats, budget_s=budget_s, memo=memo)
+                                  stats=stats, budget_s=budget_s, memo=memo, heavy=heavy)
             # Fixed chunks launch after the wait, and a memo's stream does not order behind `then`'s work.
             if pending and i == len(parts) - 1 and beside is None and not (started.defer and balance.chunk):
                 pending.pop()()

@@ -597,13 +597,12 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
     }
 }
 
-// Builds level l's set into `dst` (every survivor, in order) or, with dst == nullptr, counts the
-// survivors; with `out`, also writes each survivor's completed match as row base + i.  Returns the
-// number of survivors (same on every lane).
-__device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
-                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
-    const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
-    const Source sc = level_source<true>(c, s, lm, p, l, st);
+// Builds level l's set from `sc` into `dst` (every survivor, in order) or, with dst == nullptr,
+// counts the survivors; with `out`, also writes each survivor's completed match as row base + i.
+// Returns the number of survivors (same on every lane).
+__device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Source& sc,
+                                          int p, int l, int r, int lane, int* dst, int* out, dm_i64 base,
+                                          dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool other = c.check_other && l == c.k - 1;
     int found = 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
@@ -630,6 +629,14 @@ __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r
         found += __popc(ballot);
     }
     return found;
+}
+
+// build_from level l's whole source (level_source).
+__device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
+                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+    const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
+    const Source sc = level_source<true>(c, s, lm, p, l, st);
+    return build_from(c, s, lm, sc, p, l, r, lane, dst, out, base, win_lo, win_hi, st);
 }
 
 // Whether w is one of m[lo .. hi).
@@ -1559,6 +1566,57 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     return true;
 }
 
+// Seed pieces (match_pieces): the level-2 sets of the heaviest counting tasks, built by many warps.
+// Piece i of `pieces` per task is range i % pieces of task perm[i / pieces]'s level-2 source (the
+// anchor row between the symmetry bounds, level_source), built straight into the arena; its record
+// (task, arena offset, survivors) is record i of rec_task / rec_off / rec_len.  gather_pieces then
+// joins a task's pieces, in order, into one deferred set.  An arena too full for a piece sets bit 2
+// of flags.
+__device__ void run_pieces(const Ctx& c, WarpState& s, int lane, const int* tu, const int* tv, const int* tr,
+                           const int* tp, const dm_i64* perm, dm_i64 n_pieces, int pieces, dm_u64* queue,
+                           int* arena, dm_i64 arena_size, dm_u64* arena_used, dm_i64* rec_task, dm_i64* rec_off,
+                           int* rec_len, Stats& st) {
+    while (true) {
+        dm_u64 grab = 0;
+        if (lane == 0) {
+            grab = atomicAdd(queue, 1ull);
+        }
+        const dm_i64 i = (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0);
+        if (i >= n_pieces || expired(c, lane)) {
+            break;
+        }
+        const dm_i64 t = perm[i / pieces];
+        const int piece = (int)(i % pieces);
+        const int p = tp != nullptr ? tp[t] : 0;
+        dm_i64 at = 0;
+        int n = 0;
+        if (seed(c, s, t, tu[t], tv[t], p, lane)) {
+            const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
+            Source sc = level_source<true>(c, s, lm, p, 2, st);
+            const dm_i64 len = sc.hi - sc.lo;
+            const int lo = sc.lo + (int)(len * piece / pieces);
+            sc.hi = sc.lo + (int)(len * (piece + 1) / pieces);
+            sc.lo = lo;
+            dm_u64 got = 0;
+            if (lane == 0) {
+                got = atomicAdd(arena_used, (dm_u64)(sc.hi - sc.lo));
+            }
+            at = (dm_i64)__shfl_sync(DM_FULL_MASK, got, 0);
+            if (at + (sc.hi - sc.lo) <= arena_size) {
+                n = build_from(c, s, lm, sc, p, 2, tr != nullptr ? tr[t] : -1, lane, arena + at, nullptr, 0, 0, 0,
+                               st);
+            } else if (lane == 0) {
+                atomicOr(c.flags, 4);
+            }
+        }
+        if (lane == 0) {
+            rec_task[i] = t;
+            rec_off[i] = at;
+            rec_len[i] = n;
+        }
+    }
+}
+
 }  // namespace
 
 // The parameters of every match kernel (the host passes them in this order: cuda_engine._MatchRun).
@@ -1580,7 +1638,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     dm_u64 *queue, int chunk, dm_u64 *stats, dm_u64 *busy, dm_u64 deadline, int *flags,                 \
     dm_u64 *board, dm_i64 share_pairs, dm_u64 *active,                                                 \
     const unsigned *const *hub_row, const int *kept_j, const dm_u64 *tt_keys, const unsigned *tt_t,     \
-    int tt_bits
+    int tt_bits, int pieces
 #define DM_MATCH_ARGS                                                                                     \
     offsets, degree, pool, order, conn, lt, gt, dep, base, last_two, k, induced, oriented, unroll,      \
     tu, tv, tr, tp, perm, phase, first, n_tasks, b_slot, b_ptr, b_partner, b_rank, b_keys, b_key_rank,  \
@@ -1588,7 +1646,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
     iso_masks, n_iso, check_other, counts, total, out, out_offsets, expect, win_lo, win_hi,             \
     scratch, width, arena, arena_size, arena_used, defer_cost, defer_task, defer_off, defer_len,        \
     defer_n, defer_cap, chunk_of, chunk_lo, chunk_hi, queue, chunk, stats, busy, deadline, flags,        \
-    board, share_pairs, active, hub_row, kept_j, tt_keys, tt_t, tt_bits
+    board, share_pairs, active, hub_row, kept_j, tt_keys, tt_t, tt_bits, pieces
 
 // Phase 0 runs tasks [first, n_tasks), phase 1 the chunks [first, n_tasks) of deferred tasks; the
 // i-th to run is task or chunk perm[i] when perm is given, else i.  Chunk j walks candidates
@@ -1607,7 +1665,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 // their own tasks, which idle warps wait for while they join lists.  With sharing, counts[t] must
 // start at zero (matches are added to it).
 // FLAT runs every grabbed task through the flat task loop (flat_tasks); only SHARE shares work.
-template <bool FLAT, bool SHARE, bool MEMO = false>
+template <bool FLAT, bool SHARE, bool MEMO = false, bool PIECES = false>
 __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     if constexpr (SHARE || MEMO) {
         out = nullptr;  // sharing and the memo count only: the listing code and its registers compile out
@@ -1658,6 +1716,17 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     c.board = board;
     c.counts = counts;
     c.stats = stats;
+    if constexpr (PIECES) {
+        // The pieces' records lie past those phase 0 may take (the host leaves n_tasks free there).
+        Stats st = {};
+        const dm_i64 rec0 = defer_cap - n_tasks;
+        run_pieces(c, s, lane, tu, tv, tr, tp, perm, n_tasks, pieces, queue, arena, arena_size, arena_used,
+                   defer_task + rec0, defer_off + rec0, defer_len + rec0, st);
+        if (busy != nullptr && lane == 0) {
+            busy[warp] = dm_globaltimer() - started;
+        }
+        return;
+    }
     if (lane == 0) {
         s.lists = 0;
         if (c.share > 0) {
@@ -1841,6 +1910,12 @@ extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLO
     match_body<false, true, true>(DM_MATCH_ARGS);
 }
 
+// The level-2 sets of the first n_tasks / pieces tasks of perm, in pieces (run_pieces): phase 0 then
+// runs the tasks after them, and gather_pieces makes each one deferred set for phase 1.
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_pieces(DM_MATCH_PARAMS) {
+    match_body<false, false, false, true>(DM_MATCH_ARGS);
+}
+
 // match_tasks for counting k = 3 tasks with unrolling (flat_tasks), compiled apart so that the
 // general kernel does not carry its registers.
 extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_FLAT) match_flat(DM_MATCH_PARAMS) {
@@ -1874,6 +1949,57 @@ extern "C" __global__ void read_timer(dm_u64* out) {
 extern "C" __global__ void hold(dm_u64 ns) {
     const dm_u64 start = dm_globaltimer();
     while (dm_globaltimer() - start < ns) {
+    }
+}
+
+// Joins the pieces of n_split tasks (match_pieces: `pieces` records a task, at most 32, from record
+// defer_cap - n_split * pieces on) into one deferred set a task, a warp a task (grid-stride): the
+// pieces' sets copied in piece order to a new stretch of the arena and a record appended at
+// *defer_n.  A task with no level-2 candidate gets no record; an arena too full sets bit 2 of flags.
+extern "C" __global__ void gather_pieces(dm_i64 n_split, int pieces, dm_i64* defer_task, dm_i64* defer_off,
+                                         int* defer_len, dm_u64* defer_n, dm_i64 defer_cap, int* arena,
+                                         dm_i64 arena_size, dm_u64* arena_used, int* flags) {
+    const int lane = threadIdx.x & 31;
+    const dm_i64 warps = ((dm_i64)gridDim.x * blockDim.x) >> 5;
+    for (dm_i64 task = ((dm_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; task < n_split; task += warps) {
+        const dm_i64 first = defer_cap - n_split * pieces + task * pieces;
+        const int len = lane < pieces ? defer_len[first + lane] : 0;
+        int upto = len;  // inclusive prefix sum over the pieces
+        for (int d = 1; d < 32; d <<= 1) {
+            const int x = __shfl_up_sync(DM_FULL_MASK, upto, d);
+            if (lane >= d) {
+                upto += x;
+            }
+        }
+        const int total = __shfl_sync(DM_FULL_MASK, upto, 31);
+        if (total == 0) {
+            continue;
+        }
+        dm_u64 at = 0;
+        if (lane == 0) {
+            at = atomicAdd(arena_used, (dm_u64)total);
+        }
+        at = __shfl_sync(DM_FULL_MASK, at, 0);
+        if (at + total > (dm_u64)arena_size) {
+            if (lane == 0) {
+                atomicOr(flags, 4);
+            }
+            continue;
+        }
+        for (int j = 0; j < pieces; ++j) {
+            const int n = __shfl_sync(DM_FULL_MASK, len, j);
+            const dm_u64 to = at + __shfl_sync(DM_FULL_MASK, upto - len, j);
+            const dm_i64 from = defer_off[first + j];
+            for (int x = lane; x < n; x += 32) {
+                arena[to + x] = arena[from + x];
+            }
+        }
+        if (lane == 0) {
+            const dm_u64 rec = atomicAdd(defer_n, 1ull);
+            defer_task[rec] = defer_task[first];
+            defer_off[rec] = (dm_i64)at;
+            defer_len[rec] = total;
+        }
     }
 }
 

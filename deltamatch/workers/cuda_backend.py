@@ -55,6 +55,8 @@ MEMO_CHUNKS_ENV = "DELTAMATCH_GPU_MEMO_CHUNKS"  # deferred memo tasks' chunks pe
 FLAT_BELOW_ENV = "DELTAMATCH_GPU_FLAT_BELOW"  # pairs a candidate below which lists run flat (0: always)
 UNROLL_MIN_K_ENV = "DELTAMATCH_GPU_UNROLL_MIN_K"  # the fewest pattern vertices that unroll (default 5)
 COST_BY_SET_ENV = "DELTAMATCH_GPU_COST_BY_SET"  # "1" (default) or "0": chunk costs bounded by the set
+SEED_PIECES_ENV = "DELTAMATCH_GPU_SEED_PIECES"  # pieces a heavy seed's level-2 set is built in (0: off)
+PIECE_MIN_DEGREE_ENV = "DELTAMATCH_GPU_PIECE_MIN_DEGREE"  # the least seed degrees that are pieced
 LIST_CHECKS_ENV = "DELTAMATCH_GPU_LIST_CHECKS"  # "1" (default) or "0": a pair list's checks made once
 SEED_SWAP_ENV = "DELTAMATCH_GPU_SEED_SWAP"  # "1" (default) or "0": reversible seeds from the shorter row
 ORIENT_ENV = "DELTAMATCH_GPU_ORIENT"  # "1" (default) or "0": static cliques on the oriented graph
@@ -87,8 +89,9 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_PAIR_FILTER,
     DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
-    DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K and DELTAMATCH_GPU_COST_BY_SET select
-    (defaults: all on but filling and the memo's overlap)."""
+    DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
+    DELTAMATCH_GPU_SEED_PIECES (at most 32) and DELTAMATCH_GPU_PIECE_MIN_DEGREE select (defaults: all
+    on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
@@ -103,6 +106,10 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     switches["flat_below"] = _count(env, FLAT_BELOW_ENV, engine.Balance.flat_below)
     switches["unroll_min_k"] = _count(env, UNROLL_MIN_K_ENV, engine.Balance.unroll_min_k)
+    pieces = switches["seed_pieces"] = _count(env, SEED_PIECES_ENV, engine.Balance.seed_pieces)
+    if pieces > engine.MAX_SEED_PIECES:
+        raise ValueError(f"{SEED_PIECES_ENV}: expected at most {engine.MAX_SEED_PIECES}, got {pieces}")
+    switches["piece_min_degree"] = _count(env, PIECE_MIN_DEGREE_ENV, engine.Balance.piece_min_degree)
     if split == "auto":
         return engine.Balance(**switches)
     try:

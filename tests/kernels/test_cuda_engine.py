@@ -411,8 +411,9 @@ def test_a_short_host_task_list_is_ordered_on_the_host_in_the_tasks_copy(name: s
     if name == "house":
         assert order is None
         return
-    cost = np.minimum(deg[tasks.u], deg[tasks.v])[order.get()]
-    assert sorted(order.get().tolist()) == list(range(tasks.size)) and (np.diff(cost) <= 0).all()
+    cost = np.minimum(deg[tasks.u], deg[tasks.v])[order.perm.get()]
+    assert sorted(order.perm.get().tolist()) == list(range(tasks.size)) and (np.diff(cost) <= 0).all()
+    assert order.heavy == 0  # no seed of this small graph reaches Balance.piece_min_degree
 
 
 def test_a_full_arena_walks_its_overflow_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -432,6 +433,50 @@ def test_a_full_arena_walks_its_overflow_in_place(monkeypatch: pytest.MonkeyPatc
     got = cuda_engine.count_tasks(g.view(), pat.static, static, batch0, balance=balance, stats=stats)
     np.testing.assert_array_equal(got, want)
     assert 0 < stats.deferred < int((want > 0).sum())
+
+
+def host_ordered(view):
+    """A graph view on the device with the host's copy of its degrees: short task lists over it are
+    ordered on the host (uploaded_tasks), the order seed pieces need."""
+    from deltamatch.kernels import cuda_engine
+
+    return cuda_engine.device_graph(view)._replace(host_degree=np.asarray(view.degree, dtype=np.int32))
+
+
+@pytest.mark.parametrize("steal", [False, True])
+@pytest.mark.parametrize("pieces", [3, 32])
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", PATTERNS)
+def test_seed_pieces_count_as_the_cpu_engine(name: str, induced: bool, pieces: int, steal: bool) -> None:
+    """Balance.seed_pieces: the level-2 sets of the seeds whose endpoints both reach the median
+    degree built in `pieces` ranges by as many warps and joined into deferred sets (match_pieces,
+    gather_pieces): static counts and totals, an old side and a joint batch equal the CPU engine's,
+    with and without work sharing; tasks are pieced exactly where every plan stores its level-2 set."""
+    from deltamatch.kernels import cuda_engine
+
+    rng = np.random.default_rng(31 + induced)
+    g = loaded_graph(random_edges(rng, 50, 300, hubs=3))
+    degree = np.asarray(g.view().degree)
+    # The memo off: memo plans' tasks then run with the rest, ordered on the host and pieced.
+    balance = cuda_engine.Balance(defer_cost=2, share_pairs=1, steal=steal, unroll_min_k=4, last_memo=False,
+                                  seed_pieces=pieces, piece_min_degree=int(np.median(degree[degree > 0])))
+    pat = plans_of(name, induced)
+    static = TaskList.static(g.internal_edges())
+    batch0 = empty_batch(len(g.vertices))
+    want = cpu_engine.count_tasks(g.view(), pat.static, static, batch0)
+    stats = cuda_engine.KernelStats()
+    got = cuda_engine.count_tasks(host_ordered(g.view()), pat.static, static, batch0, balance=balance,
+                                  stats=stats)
+    np.testing.assert_array_equal(got, want)
+    assert (stats.pieced > 0) == cuda_engine.device_plans(pat.static).walks_level_two
+    assert cuda_engine.count_total(host_ordered(g.view()), pat.static, static, batch0,
+                                   balance=balance) == int(want.sum())
+    assert_old_side_equals_cpu(g, pat.batch, rng, 50, lambda tasks, view: cuda_engine.count_tasks(
+        host_ordered(g.view()), pat.batch, tasks, view, induced, balance=balance))
+    if not induced:
+        assert_joint_batch_equals_cpu(g.edges(), pat.batch, rng, 50, lambda graph, tasks, view:
+                                      cuda_engine.count_tasks(host_ordered(graph), pat.batch, tasks, view,
+                                                              balance=balance))
 
 
 def test_a_batch_below_the_pair_table_threshold_counts_without_one(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,7 @@ def test_packed_tasks_hold_the_columns_and_the_heavy_first_order(n: int) -> None
     starts = cuda_engine._byte_starts([a.nbytes for a in arrays])
     want, got = np.zeros(starts[-1], np.uint8), np.ones(starts[-1], np.uint8)
     cuda_engine._pack(want, arrays, starts)
-    cuda_engine._pack_heavy_first(degree, *tasks, got, np.asarray(starts, dtype=np.int64))
+    heavy = cuda_engine._pack_heavy_first(degree, *tasks, got, np.asarray(starts, dtype=np.int64), 9)
+    assert heavy == int((lesser >= 9).sum())
     for a, start in zip(arrays, starts, strict=False):
         np.testing.assert_array_equal(got[start : start + a.nbytes], want[start : start + a.nbytes])

@@ -127,6 +127,23 @@ def test_memo_chunks_must_be_a_non_negative_integer(value: str) -> None:
         balance_from_env({"DELTAMATCH_GPU_MEMO_CHUNKS": value})
 
 
+def test_seed_pieces_and_their_least_degree_come_from_the_environment() -> None:
+    assert balance_from_env({}).seed_pieces == Balance().seed_pieces > 0
+    assert balance_from_env({"DELTAMATCH_GPU_SEED_PIECES": "0"}) == Balance(seed_pieces=0)
+    assert balance_from_env({"DELTAMATCH_GPU_SEED_PIECES": "8",
+                             "DELTAMATCH_GPU_PIECE_MIN_DEGREE": "1024"}) == Balance(seed_pieces=8,
+                                                                                    piece_min_degree=1024)
+
+
+@pytest.mark.parametrize("value", ["33", "-1", "many"])
+def test_seed_pieces_are_at_most_a_warp(value: str) -> None:
+    """match.cu's gather_pieces joins a task's pieces one lane each."""
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_SEED_PIECES"):
+        balance_from_env({"DELTAMATCH_GPU_SEED_PIECES": value})
+    with pytest.raises(ValueError, match="seed_pieces"):
+        Balance(seed_pieces=33)
+
+
 @pytest.mark.parametrize("factor", [1, 4])
 def test_a_memo_run_s_scratch_holds_its_table_at_half_load_and_a_flush(factor: int) -> None:
     """Beyond a plain run's scratch, for a memo of factor * width keys: keys and multiplicities of
