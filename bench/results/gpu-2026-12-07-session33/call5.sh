@@ -21,13 +21,13 @@ bench() {  # name, time limit, extra args
     --no-kept-triangles "${@:3}" > $OUT/bench-$1.log 2>&1
   echo "bench $1 rc $? at $(elapsed) s"; grep -E "^  batch" $OUT/bench-$1.log | cut -c1-90,120-230; grep -A4 "^summary" $OUT/bench-$1.log | cut -c1-160
 }
-bench pieces 45 --scales 20 --batches 5 --patterns 4-clique,4-cycle
-bench nopieces 45 --scales 20 --batches 5 --patterns 4-clique,4-cycle --balance nopieces
-bench pieces22 60 --scales 22 --batches 4 --patterns 4-clique --no-counters
-bench nopieces22 60 --scales 22 --batches 4 --patterns 4-clique --no-counters --balance nopieces
-timeout 60 python3 bench/gpu/service_e2e.py > $OUT/service-e2e.log 2>&1
+bench pieces 40 --scales 20 --batches 5 --patterns 4-clique,4-cycle
+bench nopieces 40 --scales 20 --batches 5 --patterns 4-clique,4-cycle --balance nopieces
+bench pieces22 50 --scales 22 --batches 4 --patterns 4-clique --no-counters
+bench nopieces22 50 --scales 22 --batches 4 --patterns 4-clique --no-counters --balance nopieces
+timeout 45 python3 bench/gpu/service_e2e.py > $OUT/service-e2e.log 2>&1
 echo "e2e rc $? at $(elapsed) s"; grep -v "logging.cc" $OUT/service-e2e.log | tail -2
-if [ "$(elapsed)" -lt 430 ]; then
+if [ "$(elapsed)" -lt 330 ]; then
   timeout 130 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "not seed_pieces" > $OUT/gpu-tests-engine.log 2>&1
   echo "engine tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-engine.log
 fi
