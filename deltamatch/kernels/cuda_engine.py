@@ -1098,7 +1098,8 @@ class _MatchRun:
                 np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
                 word(counters, FLAGS),
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
-                word(counters, ACTIVE + phase % PIECES_PHASE), _ptr(g.hub_row),
+                word(counters, ACTIVE + (phase if phase != PIECES_PHASE else 0)),  # (unused there)
+                _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits), np.int32(pieces))
         match = kernel("match.cu", function, stats=self.stats is not None,
