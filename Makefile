@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint gpu-test device-check bench-quick clean clean-numba
+.PHONY: install run test lint gpu-test device-check devbundle bench-quick clean clean-numba
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,6 +27,11 @@ lint: $(STAMP)
 # On the device machine only (see scripts/device-check.sh): GPU tests, e2e, GPU benchmark.
 device-check:
 	bash scripts/device-check.sh
+
+# Here, before a device call: .devbundle/ with what the device image lacks for the service (the
+# shared tool's list, and the service's own extras beyond it: /docs offline, the metrics).
+devbundle:
+	../shared/tools/device-bundle fastapi-offline prometheus-client
 
 bench-quick: $(STAMP)
 	$(BIN)/deltamatch bench --quick

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device-machine run (issue 4): GPU tests, GPU parity, the service end to end with two
 # workers sharing the card, and the GPU benchmark.  Logs and CSVs go to $OUT.
-#   device call: carry [".devbundle"], command: make device-check   (or bash scripts/device-check.sh)
+#   device call: carry [".devbundle"] (built here by `make devbundle`), command: make device-check
+#   (or bash scripts/device-check.sh)
 # Knobs: DEVCHECK_STEPS (default "tests e2e bench"; also "compile", match.cu's builds compiled in
 # parallel processes into the carried cache before the steps that load them, and the CPU engine's numba
 # functions beside them (bench/gpu/compile_builds.py:

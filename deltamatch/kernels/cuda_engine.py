@@ -519,7 +519,8 @@ class Balance:
     has its level-2 set built by `seed_pieces` warps (at most 32), each a range of its source row,
     before phase 0 (match.cu's match_pieces), and joined into one deferred set (gather_pieces); phase
     0 runs the other tasks.  One warp building a hub seed's set alone (hundreds of microseconds on
-    RMAT-20) held phase 0 while the other warps had finished.  0: off.
+    RMAT-20) held phase 0 while the other warps had finished.  0, the default: off (written in
+    session 33, which had no device time left to run it: its GPU tests have not run).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -550,7 +551,7 @@ class Balance:
     memo_overlap: bool = False
     memo_share: bool = True
     cost_by_set: bool = True
-    seed_pieces: int = 32
+    seed_pieces: int = 0
     piece_min_degree: int = 4096
 
     def __post_init__(self) -> None:

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Session 33, device call 4: the service end to end with the joint count on by default (the device
-# bundle rebuilt with fastapi-offline and prometheus-client, which call 3's lacked), then whether the
-# deletions' update queued behind a joint count's launches hides its host time (timeline.py
-# --joint: RMAT-20, batches of 1,000 with 10% deletions; the 4-clique and the matched diamond, the
-# update queued behind the count and after it, interleaved), then the 4-clique's joint batches
-# with the kernel's counters (lanes, per-warp busy spread).
+# Written in session 33 as its call 4, NOT RUN (no device machine came for it): the service end to
+# end with the joint count on by default (the device bundle rebuilt with fastapi-offline and
+# prometheus-client, which call 3's lacked), then whether the deletions' update queued behind a
+# joint count's launches hides its host time (timeline.py --joint: RMAT-20, batches of 1,000 with
+# 10% deletions; the 4-clique and the matched diamond, the update queued behind the count and after
+# it, interleaved), then the 4-clique's joint batches with the kernel's counters (lanes, per-warp
+# busy spread).
 set -u
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
