@@ -77,8 +77,7 @@ def assert_joint_batch_equals_cpu(edges: np.ndarray, plans, rng: np.random.Gener
     ins = rng.integers(0, n, size=(20, 2))
     nb = g.normalize(ins[ins[:, 0] != ins[:, 1]], dele)
     n_del = nb.deleted.shape[0]
-    both = TaskList(*(np.concatenate(pair) for pair in zip(
-        batch_tasks(plans, nb.changed, n_del, OLD), batch_tasks(plans, nb.changed, n_del, NEW), strict=True)))
+    both = batch_tasks(plans, nb.changed, n_del, OLD).followed_by(batch_tasks(plans, nb.changed, n_del, NEW))
     g.apply(nb.halves(insertions_first=True)[0])
     view = g.batch_view(nb.changed)
     try:
