@@ -360,7 +360,14 @@ def device_plans(plans: PlanTable) -> DevicePlans:
                        cp.asarray(plans.seed_swap.astype(np.int32)), bool(plans.seed_swap.any()),
                        cp.asarray(iso.astype(np.int64)), cp.asarray(kept_last_levels(plans)),
                        cp.asarray(memo.astype(np.int32)), bool(memo.any()), set_bounded(plans),
-                       plans.k >= 4 and not (plans.k == 4 and (plans.last_two == LAST_PAIRS).any()))
+                       walks_level_two(plans))
+
+
+def walks_level_two(plans: PlanTable) -> bool:
+    """Whether every counting task of `plans` builds and stores its level-2 set (match.cu: phase 0
+    defers it or walks it), which seed pieces need: k >= 4, and at k = 4 no LAST_PAIRS plan, whose
+    count follows from the set's size alone."""
+    return plans.k >= 4 and not (plans.k == 4 and bool((plans.last_two == LAST_PAIRS).any()))
 
 
 def set_bounded(plans: PlanTable) -> bool:

@@ -7,6 +7,8 @@ import pytest
 
 from deltamatch.kernels import cuda_engine
 from deltamatch.kernels.plan_table import TaskList
+from deltamatch.scheduler.patterns import BUILTIN_PATTERNS, parse_pattern
+from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 
 
 def test_host_heavy_first_orders_by_decreasing_lesser_degree_ties_in_task_order() -> None:
@@ -39,3 +41,15 @@ def test_packed_tasks_hold_the_columns_and_the_heavy_first_order(n: int) -> None
     assert heavy == int((lesser >= 9).sum())
     for a, start in zip(arrays, starts, strict=False):
         np.testing.assert_array_equal(got[start : start + a.nbytes], want[start : start + a.nbytes])
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
+def test_seed_pieces_need_every_task_to_store_its_level_two_set(name: str, induced: bool) -> None:
+    """walks_level_two: the triangle ends at level 2, and the edge-induced diamond's and 3-star's
+    tables have a k = 4 LAST_PAIRS plan (counted from the set's size); every other built-in stores
+    its level-2 set in every plan, its batch table and its static one alike."""
+    pattern = parse_pattern(name, induced=induced)
+    want = not (name == "triangle" or (not induced and name in ("diamond", "3-star")))
+    for plans in (shared_plans(pattern), [static_plan(pattern)]):
+        assert cuda_engine.walks_level_two(compile_plans(pattern, plans)) == want
