@@ -126,15 +126,27 @@ def kernel(module_name: str, function: str, stats: bool = False, defines: tuple[
     return fn
 
 
+# The match kernels' units: match_memo.cu holds the memo's two, match.cu the rest (both include
+# match_body.cuh; one unit of all six took nvcc 45-58 s, each now about 25).
+MEMO_KERNELS = frozenset({"match_memo", "match_memo_shared"})
+MATCH_UNITS = ("match.cu", "match_memo.cu")
+
+
+def match_unit(function: str) -> str:
+    """The source unit of match kernel `function`."""
+    return "match_memo.cu" if function in MEMO_KERNELS else "match.cu"
+
+
 def warm_up(builds: tuple[tuple[str, ...], ...] = ()) -> None:
     """Compile every kernel module the service runs now (worker start) rather than on the first
     batch: the default builds (the deferred-chunk kernels and the timers always come from them)
-    and match.cu's `builds` (`Balance.builds`: those of the service's switches); the statistics
-    build of match.cu is compiled when a run first asks for statistics."""
-    for name in ("match.cu", "graph.cu", "formulas.cu", "triangle_table.cu"):
+    and the match units' `builds` (`Balance.builds`: those of the service's switches); their
+    statistics builds are compiled when a run first asks for statistics."""
+    for name in (*MATCH_UNITS, "graph.cu", "formulas.cu", "triangle_table.cu"):
         module(name)
     for defines in builds:
-        module("match.cu", defines=defines)
+        for name in MATCH_UNITS:
+            module(name, defines=defines)
 
 
 class DeviceGraph(NamedTuple):
@@ -498,7 +510,7 @@ class Balance:
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
     last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
-    roof-edge plans) run in a launch of their own (match.cu's match_memo), each sizing its last
+    roof-edge plans) run in a launch of their own (match_memo.cu), each sizing its last
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
     CPU engine's last_memo does; not shared.  Measured on RMAT-18 house batches of 1,000: 1.9x
     faster (docs/GPU.md, session 17).
@@ -758,8 +770,9 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     `fill`, no more warps than there are tasks; with it (work sharing: warps left without a task
     join the others' pair lists), every resident warp."""
     by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
-    wanted = resident_blocks(function) if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
-    blocks = max(1, min(resident_blocks(function), wanted, by_memory))
+    resident = resident_blocks(function, match_unit(function))
+    wanted = resident if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
+    blocks = max(1, min(resident, wanted, by_memory))
     warps = blocks * WARPS_PER_BLOCK
     chunk = max(1, min(16, n_tasks // (warps * 64 * tasks_per_warp))) * tasks_per_warp
     return Launch(blocks, chunk)
@@ -1110,7 +1123,7 @@ class _MatchRun:
                 _ptr(g.hub_row),
                 _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                 np.int32(g.tt_bits), np.int32(pieces))
-        match = kernel("match.cu", function, stats=self.stats is not None,
+        match = kernel(match_unit(function), function, stats=self.stats is not None,
                        defines=self.balance.defines(pair_table=b.pair_keys is not None))
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)

@@ -15,13 +15,14 @@ SOURCES = sorted(KERNEL_DIR.glob("*.cu"))
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
-# Each build a source is compiled in (cuda_engine.module): match.cu with and without statistics,
-# without the pair loop's window, without a matched hub's bitmap first, without the batch's pair
-# table, with a pair list's checks made per pair, and walking base sets whatever their length.
+# Each build a source is compiled in (cuda_engine.module): the match units (match.cu, match_memo.cu)
+# with and without statistics, without the pair loop's window, without a matched hub's bitmap
+# first, without the batch's pair table, with a pair list's checks made per pair, and walking base
+# sets whatever their length.
 MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
                 "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_LIST_CHECKS=0", "-DDM_DRIVE_SHORT=0"]
 BUILDS = [(source, define) for source in SOURCES
-          for define in (MATCH_BUILDS if source.name == "match.cu" else [""])]
+          for define in (MATCH_BUILDS if source.name in ("match.cu", "match_memo.cu") else [""])]
 
 
 @pytest.fixture(scope="module")

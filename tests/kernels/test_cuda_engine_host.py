@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -53,3 +55,17 @@ def test_seed_pieces_need_every_task_to_store_its_level_two_set(name: str, induc
     want = not (name == "triangle" or (not induced and name in ("diamond", "3-star")))
     for plans in (shared_plans(pattern), [static_plan(pattern)]):
         assert cuda_engine.walks_level_two(compile_plans(pattern, plans)) == want
+
+
+MATCH_KERNELS = ["match_tasks", "match_shared", "match_flat", "match_pieces", "match_memo",
+                 "match_memo_shared"]
+
+
+@pytest.mark.parametrize("function", MATCH_KERNELS)
+def test_each_match_kernel_is_looked_up_in_the_unit_that_defines_it(function: str) -> None:
+    """match_unit: the memo's kernels in match_memo.cu, the others in match.cu, each in one unit only."""
+    def defines(unit: str) -> bool:
+        source = (cuda_engine.KERNEL_DIR / unit).read_text()
+        return re.search(rf"\b{function}\(DM_MATCH_PARAMS\) \{{", source) is not None
+
+    assert [unit for unit in cuda_engine.MATCH_UNITS if defines(unit)] == [cuda_engine.match_unit(function)]

@@ -158,10 +158,10 @@ def test_a_memo_run_s_scratch_holds_its_table_at_half_load_and_a_flush(factor: i
         assert table & (table - 1) == 0 and 2 * held <= table < 4 * held
 
 
-def test_the_default_memo_factor_is_match_cu_s_and_another_is_a_build() -> None:
+def test_the_default_memo_factor_is_the_kernel_s_and_another_is_a_build() -> None:
     from deltamatch.kernels import cuda_engine
 
-    source = (cuda_engine.KERNEL_DIR / "match.cu").read_text()
+    source = (cuda_engine.KERNEL_DIR / "match_body.cuh").read_text()
     assert f"#define DM_MEMO_FACTOR {Balance().memo_factor}\n" in source
     assert Balance(memo_factor=1).defines() == ("DM_MEMO_FACTOR=1",)
 
