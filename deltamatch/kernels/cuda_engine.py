@@ -537,9 +537,10 @@ class Balance:
     their level-2 set): a task whose seed's endpoints both have degree at least `piece_min_degree`
     has its level-2 set built by `seed_pieces` warps (at most 32), each a range of its source row,
     before phase 0 (match.cu's match_pieces), and joined into one deferred set (gather_pieces); phase
-    0 runs the other tasks.  One warp building a hub seed's set alone (hundreds of microseconds on
-    RMAT-20) held phase 0 while the other warps had finished.  0, the default: off (written in
-    session 33, which had no device time left to run it: its GPU tests have not run).
+    0 runs the other tasks.  Aimed at phase 0's slowest warp (7-330 us against phase 1's busiest
+    218-242 on the RMAT-20 4-clique, session 31), taken to be a hub seed's set built by one warp:
+    an inference, not profiled.  0, the default: off (written in session 33, which had no device
+    time left to run it: its GPU tests have not run).
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
