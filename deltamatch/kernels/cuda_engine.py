@@ -315,31 +315,31 @@ def _byte_starts(nbytes: list[int]) -> list[int]:
     return starts
 
 
-def _uploaded_bytes(nbytes: int, fill) -> Any:
+def _uploaded_bytes(nbytes: int, fill) -> tuple[Any, Any]:
     """`nbytes` bytes that `fill(host)` writes into a host uint8 buffer, copied to the device in one
-    copy on the current stream: the device buffer.  With PINNED_UPLOAD the host buffer is a pinned
-    one of a per-device ring, and the copy goes from there."""
+    copy on the current stream: (the device buffer, what `fill` returned).  With PINNED_UPLOAD the
+    host buffer is a pinned one of a per-device ring, and the copy goes from there."""
     cp = cupy()
     if PINNED_UPLOAD and nbytes:
         device = cp.empty(nbytes, dtype=cp.uint8)
         with _STAGING_LOCK:  # a slot is packed and its copy queued by one thread at a time
             slot = _staging_slot(nbytes)
-            fill(slot.host)
+            filled = fill(slot.host)
             stream = cp.cuda.get_current_stream()
             cp.cuda.runtime.memcpyAsync(device.data.ptr, slot.memory.ptr, nbytes,
                                         cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
             slot.copied = stream.record()
-        return device
+        return device, filled
     packed = np.empty(nbytes, dtype=np.uint8)
-    fill(packed)
-    return cp.asarray(packed)
+    filled = fill(packed)
+    return cp.asarray(packed), filled
 
 
 def _uploaded(arrays: tuple[np.ndarray, ...]) -> tuple[Any, list[int]]:
     """The arrays copied to the device in one copy on the current stream (`_uploaded_bytes`): (the
     device buffer, each array's byte offset in it, a multiple of 8)."""
     starts = _byte_starts([a.nbytes for a in arrays])
-    return _uploaded_bytes(starts[-1], lambda host: _pack(host, arrays, starts)), starts
+    return _uploaded_bytes(starts[-1], lambda host: _pack(host, arrays, starts))[0], starts
 
 
 def upload(*arrays: np.ndarray) -> list:
@@ -886,11 +886,10 @@ def uploaded_tasks(graph: DeviceGraph, plans: DevicePlans, tasks: TaskList | Dev
                                                                         order, heavy_degree))
         n, cp = tasks.size, cupy()
         starts = _byte_starts([4 * n] * 4 + [8 * n])
-        heavy = []
-        device = _uploaded_bytes(starts[-1], lambda host: heavy.append(_pack_heavy_first(
-            graph.host_degree, *tasks, host, np.asarray(starts, dtype=np.int64), heavy_degree)))
+        device, heavy = _uploaded_bytes(starts[-1], lambda host: _pack_heavy_first(
+            graph.host_degree, *tasks, host, np.asarray(starts, dtype=np.int64), heavy_degree))
         columns = (device[start : start + 4 * n].view(cp.int32) for start in starts[:4])
-        return DeviceTasks(*columns), TaskOrder(device[starts[4] : starts[5]].view(cp.int64), heavy[0])
+        return DeviceTasks(*columns), TaskOrder(device[starts[4] : starts[5]].view(cp.int64), heavy)
     return device_tasks(tasks), None
 
 
