@@ -48,6 +48,7 @@ from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
 from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
 from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
+from deltamatch.workers.replica import joint_sequence  # noqa: E402
 
 STARTED = time.perf_counter()
 COLUMNS = [
@@ -388,30 +389,23 @@ def timed_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np
 
     none = np.zeros((0, 2), dtype=ins.dtype)
     if joint:
-        update(none, ins)
         view = dview.joint(dels.shape[0])
-        last = next(reversed(sides), None)
-        pending = [dels]
 
-        def apply_deletions() -> None:
-            if pending:
-                update(pending.pop(), none)
-
-        for name, tasks in sides.items():
-            old, new = tasks["old"], tasks["new"]
-            both = old.followed_by(new)
+        def count(name: str, then) -> None:
+            old, new = sides[name]["old"], sides[name]["new"]
             # As the service counts a batch that lists nothing: the deletions queued behind the last
             # count's launches, their host time overlapping the kernels' (and taken out of the count's).
             before = upd_s + kept_s
-            then = apply_deletions if name == last else None
-            got = gpu_side(g, plans[name][0], both, view, args, then=then)
+            got = gpu_side(g, plans[name][0], old.followed_by(new), view, args, then=then)
             if got is None:
                 results[name] = {"new": None}
-                continue
+                return
             counts, seconds, st = got
             results[name] = {"old": (counts[: old.size], 0.0, engine.KernelStats()),
                              "new": (counts[old.size:], seconds - (upd_s + kept_s - before), st)}
-        apply_deletions()
+
+        joint_sequence(list(sides), count, lambda: update(none, ins), lambda: update(dels, none),
+                       queue_deletions=True)
         return results, upd_s, kept_s, kept_diamonds
     for name, tasks in sides.items():
         if "old" in tasks:

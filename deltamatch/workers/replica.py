@@ -177,27 +177,21 @@ class GraphReplica:
         G_old ∪ I, the deletions (queued behind the last count's launches when nothing is listed).
         Fills `removed`, `added` and `groups`; returns the update's seconds."""
         insertions, deletions = plan.batch.halves(insertions_first=True)
-        seconds = [update(insertions)]
-        pending = [deletions]
-
-        def apply_deletions() -> None:  # once, whichever way the counts end
-            if pending:
-                seconds.append(update(pending.pop()))
-
+        seconds = []
         joint = view.joint(deletions.deleted.shape[0])
-        last = next(reversed(plan.tasks), None)
-        try:
-            for pid, (old_tasks, new_tasks) in plan.tasks.items():
-                then = apply_deletions if pid == last and plan.list_limit <= 0 else None
-                t0, before = self.clock(), sum(seconds)
-                removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, joint, plan.list_limit,
-                                                           then)
-                both = self.clock() - t0 - (sum(seconds) - before)
-                # The calibrator's per-side times: the one count's time shared by the sides' tasks.
-                share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
-                groups[(pid, "old")], groups[(pid, "new")] = both * share, both * (1 - share)
-        finally:
-            apply_deletions()
+
+        def count(pid: int, then) -> None:
+            old_tasks, new_tasks = plan.tasks[pid]
+            t0, before = self.clock(), sum(seconds)
+            removed[pid], added[pid] = self._run_sides(pid, old_tasks, new_tasks, joint, plan.list_limit,
+                                                       then)
+            both = self.clock() - t0 - (sum(seconds) - before)
+            # The calibrator's per-side times: the one count's time shared by the sides' tasks.
+            share = old_tasks.size / max(1, old_tasks.size + new_tasks.size)
+            groups[(pid, "old")], groups[(pid, "new")] = both * share, both * (1 - share)
+
+        joint_sequence(list(plan.tasks), count, lambda: seconds.append(update(insertions)),
+                       lambda: seconds.append(update(deletions)), queue_deletions=plan.list_limit <= 0)
         return sum(seconds)
 
     def _run_sides(self, pid: int, old_tasks: TaskList, new_tasks: TaskList, view, list_limit: int,
@@ -254,6 +248,26 @@ class GraphReplica:
     def stats(self) -> GraphStats:
         g = self.graph
         return GraphStats(g.num_vertices, g.num_edges, g.max_degree, self.version)
+
+
+def joint_sequence(keys: list, count, apply_insertions, apply_deletions, queue_deletions: bool) -> None:
+    """A joint batch's order of work (`GraphReplica.joint_sides`): `apply_insertions()`, then
+    `count(key, then)` for each key in turn on G_old ∪ I, then `apply_deletions()` once, whichever way
+    the counts end.  With `queue_deletions` (nothing is listed: listing reads the same graph) the
+    last count gets it as `then`, to queue behind its launches, its host time overlapping theirs."""
+    apply_insertions()
+    pending = [apply_deletions]
+
+    def deletions() -> None:
+        if pending:
+            pending.pop()()
+
+    last = keys[-1] if keys else None
+    try:
+        for key in keys:
+            count(key, deletions if queue_deletions and key == last else None)
+    finally:
+        deletions()
 
 
 def unlisted(count: int, k: int) -> SideResult:

@@ -13,7 +13,7 @@ from deltamatch.scheduler.plans import compile_plans, shared_plans, static_plan
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks
 from deltamatch.workers.backends import CpuBackend
 from deltamatch.workers.protocol import BatchPlan, GraphStats, PatternPlans
-from deltamatch.workers.replica import GraphReplica, fewest_first
+from deltamatch.workers.replica import GraphReplica, fewest_first, joint_sequence
 
 
 def _replica(name: str = "triangle") -> tuple[GraphReplica, PatternPlans]:
@@ -166,3 +166,27 @@ def test_a_joint_batch_lists_up_to_the_limit_per_side(limit):
 
 def test_induced_patterns_run_their_sides_apart():
     assert _mixed_run(True, ("diamond",), induced=True)[3] is False
+
+
+@pytest.mark.parametrize("queue", [True, False])
+def test_joint_sequence_inserts_counts_then_deletes_once(queue):
+    calls = []
+
+    def count(key, then):
+        calls.append((key, then is not None))
+        if then is not None:
+            then()
+
+    joint_sequence(["a", "b"], count, lambda: calls.append("+I"), lambda: calls.append("-D"), queue)
+    assert calls == ["+I", ("a", False), ("b", queue), "-D"]
+
+
+def test_joint_sequence_deletes_when_a_count_fails():
+    calls = []
+
+    def count(key, then):
+        raise RuntimeError(key)
+
+    with pytest.raises(RuntimeError):
+        joint_sequence(["a"], count, lambda: calls.append("+I"), lambda: calls.append("-D"), True)
+    assert calls == ["+I", "-D"]
