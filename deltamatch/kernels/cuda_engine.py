@@ -713,6 +713,9 @@ COUNTERS = PIECE_QUEUE + 1
 PIECES_PHASE = 2
 SCRATCH_SHARE = 0.4  # at most this share of free device memory for the warps' candidate sets
 ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost prefixes (_cost_chunks)
+# Seed pieces' sources at most (_leading_heavy): their ranges and the joined sets then fill at most
+# half the arena, and phase 0's deferrals (walked in place once it is full) keep the rest.
+PIECE_ARENA_INTS = ARENA_INTS // 4
 
 
 def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
@@ -916,10 +919,16 @@ def _pack_heavy_first(degree, u, v, rank, plan, packed, starts, heavy_degree):
 @njit(cache=True)
 def _leading_heavy(degree, u, v, order, heavy_degree):
     """How many tasks at the head of the heavy-first `order` have min(deg u, deg v) at least
-    `heavy_degree` (0 when it is 0)."""
+    `heavy_degree` (0 when it is 0), stopping before their rows' max(deg u, deg v), which bounds
+    a level-2 source, would pass PIECE_ARENA_INTS."""
     n = 0
+    rows = 0
     if heavy_degree > 0:
-        while n < order.shape[0] and min(degree[u[order[n]]], degree[v[order[n]]]) >= heavy_degree:
+        while n < order.shape[0]:
+            du, dv = degree[u[order[n]]], degree[v[order[n]]]
+            rows += max(du, dv)
+            if min(du, dv) < heavy_degree or rows > PIECE_ARENA_INTS:
+                break
             n += 1
     return n
 

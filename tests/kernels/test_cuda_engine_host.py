@@ -45,6 +45,17 @@ def test_packed_tasks_hold_the_columns_and_the_heavy_first_order(n: int) -> None
         np.testing.assert_array_equal(got[start : start + a.nbytes], want[start : start + a.nbytes])
 
 
+def test_heavy_tasks_stop_before_their_sources_pass_the_pieces_share_of_the_arena() -> None:
+    """`_leading_heavy` leaves a heavy task to phase 0 once the heavy tasks' greater degrees, which
+    bound their level-2 sources, would pass PIECE_ARENA_INTS: the pieces cannot fill the arena."""
+    hub = 1 << 20
+    degree = np.array([hub, hub // 2], dtype=np.int32)
+    u, v = np.zeros(100, dtype=np.int32), np.ones(100, dtype=np.int32)
+    order = np.arange(100, dtype=np.int64)
+    assert cuda_engine._leading_heavy(degree, u, v, order, 9) == cuda_engine.PIECE_ARENA_INTS // hub
+    assert cuda_engine._leading_heavy(degree, u, v, order, hub) == 0
+
+
 @pytest.mark.parametrize("induced", [False, True])
 @pytest.mark.parametrize("name", sorted(BUILTIN_PATTERNS))
 def test_seed_pieces_need_every_task_to_store_its_level_two_set(name: str, induced: bool) -> None:
