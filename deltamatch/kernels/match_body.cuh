@@ -1575,7 +1575,7 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
 // anchor row between the symmetry bounds, level_source), built straight into the arena; its record
 // (task, arena offset, survivors) is record i of rec_task / rec_off / rec_len.  gather_pieces then
 // joins a task's pieces, in order, into one deferred set.  An arena too full for a piece sets bit 2
-// of flags.
+// of flags; a piece past the deadline is left empty (bit 1, the run's DeadlineExceeded).
 __device__ void run_pieces(const Ctx& c, WarpState& s, int lane, const int* tu, const int* tv, const int* tr,
                            const int* tp, const dm_i64* perm, dm_i64 n_pieces, int pieces, dm_u64* queue,
                            int* arena, dm_i64 arena_size, dm_u64* arena_used, dm_i64* rec_task, dm_i64* rec_off,
@@ -1586,7 +1586,7 @@ __device__ void run_pieces(const Ctx& c, WarpState& s, int lane, const int* tu, 
             grab = atomicAdd(queue, 1ull);
         }
         const dm_i64 i = (dm_i64)__shfl_sync(DM_FULL_MASK, grab, 0);
-        if (i >= n_pieces || expired(c, lane)) {
+        if (i >= n_pieces) {
             break;
         }
         const dm_i64 t = perm[i / pieces];
@@ -1594,7 +1594,9 @@ __device__ void run_pieces(const Ctx& c, WarpState& s, int lane, const int* tu, 
         const int p = tp != nullptr ? tp[t] : 0;
         dm_i64 at = 0;
         int n = 0;
-        if (seed(c, s, t, tu[t], tv[t], p, lane)) {
+        // Past the deadline a piece is left empty, but its record is still written: gather_pieces
+        // reads every one.
+        if (!expired(c, lane) && seed(c, s, t, tu[t], tv[t], p, lane)) {
             const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
             Source sc = level_source<true>(c, s, lm, p, 2, st);
             const dm_i64 len = sc.hi - sc.lo;
