@@ -19,9 +19,9 @@ bench() {  # name, time limit, extra args
     --no-kept-triangles "${@:3}" > $OUT/bench-$1.log 2>&1
   echo "bench $1 rc $? at $(elapsed) s"; grep -E "^  batch" $OUT/bench-$1.log | cut -c1-100; grep -A4 "^summary" $OUT/bench-$1.log | cut -c1-160
 }
-bench pieces 90 --scales 20 --batches 5 --patterns 4-clique,4-cycle --balance pieces --no-pipelined
-bench nopieces 45 --scales 20 --batches 5 --patterns 4-clique,4-cycle --no-pipelined
+bench pieces 90 --scales 20 --batches 5 --patterns 4-clique,4-cycle --balance pieces
+bench nopieces 45 --scales 20 --batches 5 --patterns 4-clique,4-cycle
 if [ "$(elapsed)" -lt 510 ]; then
-  bench pipelined 55 --scales 20 --batches 5 --patterns 4-clique
+  bench pipelined 55 --scales 20 --batches 5 --patterns 4-clique --pipelined
 fi
 find "$CUPY_CACHE_DIR" -type f ! -newer /tmp/call-start -delete
