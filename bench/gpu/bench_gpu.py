@@ -12,7 +12,9 @@ service's route when nothing is listed; "diamond kept" in the summary, against t
 and recount), and its match runs read their last level there (ablation `nokept`: without).  With
 `--cpu-stop-ratio R` the CPU engine runs in a child process and is stopped once it has taken R
 times the GPU's time on a batch (`deltamatch.bench.cpu_bound`): its ratio is then at least R,
-measured without waiting out runs of many minutes.
+measured without waiting out runs of many minutes.  With `--pipelined` each batch also runs first
+timed only as a whole (`pipelined_batch`), as the service's replica runs it: the step-timed run
+waits for the device around every update and count, so its sum overstates a batch's latency.
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
