@@ -299,8 +299,8 @@ def median_lines(times: dict[str, list[float]], base: str) -> list[str]:
 
 
 def balance_note(stats: engine.KernelStats) -> str:
-    """Lane utilization, per-warp busy spread (max/min, p99/median), deferral and sharing counts,
-    each launch's busiest warp, and the longest launch's warps: how many, how many idle, their
+    """Lane utilization, per-warp busy spread (max/min, p99/median), deferral, seed pieces' and
+    sharing counts, each launch's busiest warp, and the longest launch's warps: how many, how many idle, their
     busy time's quantiles."""
     spread, tail = stats.busy_spread()
     busy = stats.longest_busy()
@@ -309,9 +309,10 @@ def balance_note(stats: engine.KernelStats) -> str:
     launches = "/".join(f"{int(b.max(initial=0)) / 1e3:.0f}" for b in stats.busy_ns) or "-"
     return (
         f"lanes {stats.lane_utilization:.2f} busy max/min {spread:.2f} p99/med {tail:.2f} "
-        f"deferred {stats.deferred} chunks {stats.chunks} shared lists {stats.published} "
-        f"joins {stats.joins} pairs {stats.shared}; busiest warp per launch (us) {launches}; longest: "
-        f"{busy.size} warps, {busy.size - worked.size} idle, busy us min/p10/med/p90/max {shape}"
+        f"deferred {stats.deferred} chunks {stats.chunks} pieced {stats.pieced} "
+        f"shared lists {stats.published} joins {stats.joins} pairs {stats.shared}; busiest warp per launch "
+        f"(us) {launches}; longest: {busy.size} warps, {busy.size - worked.size} idle, "
+        f"busy us min/p10/med/p90/max {shape}"
     )
 
 
