@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Session 34, device call 2 (call 1's CuPy cache carried): the GPU tests outside the engine's (the
-# device graph, kept triangles, the CUDA replica's batches apart and joint, the service's GPU
-# paths), then session 33's next-joint.sh: the service end to end with the joint count on (the
-# rebuilt bundle), the deletions' update queued behind a joint count against after it
-# (timeline.py --joint --ab-reps), and the 4-clique's joint batches with the kernel's counters.
+# Written in session 34 as its call 2, NOT RUN (carry next-engine.sh's CuPy cache, or compile
+# first): the GPU tests outside the engine's (the device graph, kept triangles, the CUDA replica's
+# batches apart and joint, the service's GPU paths), then session 33's next-joint.sh: the service
+# end to end with the joint count on (the rebuilt bundle), the deletions' update queued behind a
+# joint count against after it (timeline.py --joint --ab-reps), and the 4-clique's joint batches
+# with the kernel's counters.
 set -u
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
