@@ -300,8 +300,8 @@ def median_lines(times: dict[str, list[float]], base: str) -> list[str]:
 
 def balance_note(stats: engine.KernelStats) -> str:
     """Lane utilization, per-warp busy spread (max/min, p99/median), deferral, seed pieces' and
-    sharing counts, each launch's busiest warp, and the longest launch's warps: how many, how many idle, their
-    busy time's quantiles."""
+    sharing counts, each launch's busiest warp, and the longest launch's warps: how many, how many
+    idle, their busy time's quantiles."""
     spread, tail = stats.busy_spread()
     busy = stats.longest_busy()
     worked = busy[busy > 0] / 1e3
