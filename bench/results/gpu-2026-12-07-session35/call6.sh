@@ -5,10 +5,11 @@ set -u
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
 for b in pieces1024 all pieces1024 all; do
-  timeout 60 python3 bench/gpu/bench_gpu.py --out $OUT/bench-pipe-$b-$(elapsed) --ablation "" --no-relabel \
+  tag=$b-$(elapsed)
+  timeout 60 python3 bench/gpu/bench_gpu.py --out $OUT/bench-pipe-$tag --ablation "" --no-relabel \
     --no-static --no-cpu --sizes 1000 --batch-budget 10 --time-budget 50 --delete-fraction 0.1 \
     --no-kept-triangles --scales 20 --batches 6 --patterns 4-clique --balance $b --pipelined --no-counters \
-    > $OUT/bench-pipe-$b-$(elapsed).log 2>&1
+    > $OUT/bench-pipe-$tag.log 2>&1
   echo "bench $b rc $? at $(elapsed) s"
 done
 grep -A2 "^summary" $OUT/bench-pipe-*.log | cut -c1-200
