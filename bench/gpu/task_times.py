@@ -87,7 +87,7 @@ def main() -> int:
         writer.writeheader()
         writer.writerows(rows)
     alone = np.array([r["phase0_us"] for r in rows])
-    log(f"phase 0 alone, us min/p10/med/p90/max: "
+    log("phase 0 alone, us min/p10/med/p90/max: "
         + "/".join(f"{q:.0f}" for q in np.percentile(alone, [0, 10, 50, 90, 100])))
     log("slowest phase-0 tasks: task u v plan rank deg_u deg_v common count deferred phase0_us phase1_max_us")
     for r in sorted(rows, key=lambda r: -r["phase0_us"])[: args.top]:

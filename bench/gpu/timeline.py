@@ -22,7 +22,11 @@ microsecond a step where cProfile doubles the time), and with `--graph-replay N`
 launches captured once as a CUDA graph and replayed N times (its total checked): the wall time a
 count would take without the host's launch path.  `--ab SWITCH,...` times each count with each
 boolean of cuda_engine named (DEVICE_CHUNK_ORDER, PACKED_TASK_ORDER, PINNED_UPLOAD) on and off,
-interleaved.
+interleaved.  With `--joint` and `--pipeline N`, last, the last batch runs N more times from G_old
+as the service runs it, under each of `--pipeline-balances` in turn: at the end of each step the
+host's time and the device's (a CUDA event recorded there, reached when the device has done what
+was queued before it), median microseconds from the batch's start.  Where the device's time is
+the host's, the device waited for the host.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -48,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy as cp  # noqa: E402
 import torch  # noqa: E402
-from bench_gpu import device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
+from bench_gpu import BALANCES, device_batch_view, loaded_rmat, shared_plan_tables  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
@@ -258,6 +262,59 @@ def switch_ab(name: str, switch: str, run, reps: int) -> None:
     print(f"switch {switch} {name}: on {on:.3f} ms, off {off:.3f} ms (median of {reps}, interleaved)")
 
 
+def joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels: np.ndarray,
+                balance: engine.Balance, mark) -> None:
+    """One batch as GraphReplica runs a joint one: the insertions, each pattern's joint count, the
+    deletions queued behind the last count's launches; `mark(label)` at the end of each step."""
+    g.apply(dels[:0], ins)
+    mark("update +I queued")
+    names = list(tasks)
+
+    def deletions() -> None:
+        mark(f"{names[-1]} launched")
+        g.apply(dels, ins[:0])
+        mark("update -D queued")
+
+    for name in names:
+        engine.count_tasks(g.view(), plans[name], tasks[name], view, plans[name].induced, balance=balance,
+                           then=deletions if name == names[-1] else None)
+        mark(f"{name} counts read")
+
+
+def pipeline_marks(steps: dict, restore, reps: int) -> None:
+    """Per step of each `steps[name](mark)`, the runs interleaved name by name, `reps` each (`restore()`
+    untimed after each): the median microseconds from the run's start to the host's `mark` and to the
+    device's reaching the CUDA event recorded there; and the median wall of a run, synchronized."""
+    host: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
+    device: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
+    walls: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(reps):
+        for name, run in steps.items():
+            cp.cuda.Device().synchronize()
+            points = []
+            start = cp.cuda.Event()
+            start.record()
+            t0 = time.perf_counter()
+
+            def mark(label: str, points=points, t0=t0) -> None:
+                event = cp.cuda.Event()
+                event.record()
+                points.append((label, time.perf_counter() - t0, event))
+
+            run(mark)
+            cp.cuda.Device().synchronize()
+            walls[name].append(time.perf_counter() - t0)
+            for label, seconds, event in points:
+                host[name][label].append(seconds * 1e6)
+                device[name][label].append(cp.cuda.get_elapsed_time(start, event) * 1e3)
+            restore()
+    for name in steps:
+        print(f"pipeline {name}: wall {np.median(walls[name]) * 1e3:.3f} ms (median of {reps}, interleaved); "
+              "per step, median us from the start: host / device")
+        for label in host[name]:
+            print(f"  {np.median(host[name][label]):8.1f} / {np.median(device[name][label]):8.1f}  {label}")
+
+
 def deletions_overlap(name: str, count, delete, restore, reps: int) -> None:
     """Median synchronized wall of a joint count and the deletions' update, the update queued behind
     the count's launches (`count_tasks(then=...)`, as the service runs it) and after the count,
@@ -300,6 +357,10 @@ def main() -> int:
     ap.add_argument("--ab", default="", metavar="SWITCH[,SWITCH...]",
                     help="then each count's wall with each of these booleans of cuda_engine on and off")
     ap.add_argument("--ab-reps", type=int, default=50)
+    ap.add_argument("--pipeline", type=int, default=0, metavar="N",
+                    help="with --joint, then the last batch N more times, each step's end on the host "
+                    "and on the device")
+    ap.add_argument("--pipeline-balances", default="all", help="bench_gpu.py's balances, run in turn")
     ap.add_argument("--joint", action="store_true",
                     help="with deletions, each batch as a joint count (the service's default): the "
                     "insertions, both sides' tasks in one count a pattern, the deletions queued behind "
@@ -380,6 +441,11 @@ def main() -> int:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
             deletions_overlap(name, count, partial(g.apply, dels, dels[:0]), partial(g.apply, dels[:0], dels),
                               args.ab_reps)
+        if args.pipeline:
+            g.apply(ins, ins[:0])  # G_old: each run below starts there
+            balances = args.pipeline_balances.split(",")
+            steps = {b: partial(joint_batch, g, plans, tasks, view, ins, dels, BALANCES[b]) for b in balances}
+            pipeline_marks(steps, partial(g.apply, ins, dels), args.pipeline)
     return 0
 
 
