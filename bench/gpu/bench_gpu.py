@@ -271,9 +271,8 @@ BALANCES = {
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)
     "nomemoshare": engine.Balance(memo_share=False),  # all but the memo's flushes shared (match_memo_shared)
     "nosetcost": engine.Balance(cost_by_set=False),  # all but chunk costs bounded by the set (4-clique)
-    "pieces": engine.Balance(seed_pieces=32),  # all and heavy seeds' level-2 sets built in 32 pieces
-    "pieces8": engine.Balance(seed_pieces=8),  # all and heavy seeds' level-2 sets built in 8 pieces
-    "pieces1024": engine.Balance(seed_pieces=32, piece_min_degree=1024),  # pieces from degree 1,024
+    "nopieces": engine.Balance(seed_pieces=0),  # all but heavy seeds' level-2 sets built in pieces
+    "pieces8": engine.Balance(seed_pieces=8),  # all, heavy seeds' level-2 sets built in 8 pieces, not 32
 }
 
 

@@ -537,10 +537,15 @@ class Balance:
     their level-2 set): a task whose seed's endpoints both have degree at least `piece_min_degree`
     has its level-2 set built by `seed_pieces` warps (at most 32), each a range of its source row,
     before phase 0 (match.cu's match_pieces), and joined into one deferred set (gather_pieces); phase
-    0 runs the other tasks.  Aimed at phase 0's slowest warp (7-330 us against phase 1's busiest
-    218-242 on the RMAT-20 4-clique, session 31), taken to be a hub seed's set built by one warp;
-    on an H100 (session 34) the counts were equal, the batches as fast as without it (4-clique 1.22
-    ms against 1.23), and phase 0's slowest warp still took 330 us.  0, the default: off.
+    0 runs the other tasks.  Phase 0's slowest warps are such sets built by one warp: each task of
+    an RMAT-20 batch of 1,000 counted alone (bench/gpu/task_times.py, session 35, H100), the slowest
+    took 315-356 us, every one a seed whose endpoints both have degree about 3,500 (a level-2 source
+    of 3,500 at about 3 us a warp step), so the first least degree, 4,096, pieced none of them.
+    From 1,024, on the 4-clique with 10% deletions (joint), phase 0's busiest warp fell from 330-940
+    us to 52-54 in the statistics build and phase 1's busy max/min to 1.12-1.13; a batch run as the
+    service runs it, 1.181 ms against 1.371 (timeline.py --pipeline, 30 interleaved runs); insert
+    batches of 1,000 and 10^4 (4-clique, diamond, 4-cycle) and the house at 1,000 read as fast as
+    without (balance_sweep.py, within 2%).  0: off.
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
     equal estimated cost, memo_chunks per resident warp in all (0, the default: memo tasks are not
     deferred).  Each chunk fills a table of its own, so chunks trade the memo's reuse within a task
@@ -571,8 +576,8 @@ class Balance:
     memo_overlap: bool = False
     memo_share: bool = True
     cost_by_set: bool = True
-    seed_pieces: int = 0
-    piece_min_degree: int = 4096
+    seed_pieces: int = 32
+    piece_min_degree: int = 1024
 
     def __post_init__(self) -> None:
         if not 0 <= self.seed_pieces <= MAX_SEED_PIECES:

@@ -90,8 +90,8 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
-    DELTAMATCH_GPU_SEED_PIECES (at most 32) and DELTAMATCH_GPU_PIECE_MIN_DEGREE select (defaults: all
-    on but filling and the memo's overlap)."""
+    DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off) and DELTAMATCH_GPU_PIECE_MIN_DEGREE
+    select (defaults: all on but filling and the memo's overlap)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in

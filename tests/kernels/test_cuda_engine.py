@@ -412,7 +412,7 @@ def test_a_short_host_task_list_is_ordered_on_the_host_in_the_tasks_copy(name: s
         return
     cost = np.minimum(deg[tasks.u], deg[tasks.v])[order.perm.get()]
     assert sorted(order.perm.get().tolist()) == list(range(tasks.size)) and (np.diff(cost) <= 0).all()
-    assert order.heavy == 0  # seed pieces are off by default (Balance.seed_pieces)
+    assert deg.max() < cuda_engine.Balance.piece_min_degree and order.heavy == 0  # no seed is pieced
 
 
 def test_a_full_arena_walks_its_overflow_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
