@@ -1101,48 +1101,60 @@ class _MatchRun:
     deferred: _Deferred
     counters: Any  # uint64[COUNTERS], zeroed: the run's total, flags and queues
 
+    def __post_init__(self) -> None:
+        # The arguments that stay the same over the run's launches, in DM_MATCH_PARAMS' order around
+        # those that change: assembled once, a launch's Python work falls to the few it sets (a
+        # match launch took 44 us of host time with all 71 assembled each time, CuPy's own part
+        # 8.4 us: timeline.py --step-clock and host_costs.py, session 35, H100).
+        g, p, b, d = self.graph, self.plans, self.batch, self.deferred
+        self._graph_plans = (g.offsets, g.degree, g.pool,
+                             p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
+                             np.int32(p.k), np.int32(p.induced), np.int32(g.oriented),
+                             np.int32(self.balance.unroll_limit()),
+                             self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan))
+        self._batch_outputs = (
+            b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),
+            _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
+            np.int32(b.removals),
+            p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
+            np.int32(bool(self.check_other)),
+            _ptr(self.counts), word(self.counters, TOTAL),
+            _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
+            np.int64(self.window[0]), np.int64(self.window[1]))
+        self._arena = (np.int64(self.width),
+                       d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
+                       d.task, d.off, d.length, d.n, np.int64(d.cap))
+        self._deadline_flags = (self.deadline, word(self.counters, FLAGS))
+        self._kept = (_ptr(g.hub_row),
+                      _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
+                      np.int32(g.tt_bits))
+        self._defines = self.balance.defines(pair_table=b.pair_keys is not None)
+
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None, pieces: int = 0) -> None:
         cp = cupy()
-        g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         counters = self.counters
         shared = function in SHARING_KERNELS
         board = cp.zeros(shape.warps * BOARD_WORDS, dtype=cp.uint64) if shared else None
         raw = cp.zeros(len(STAT_NAMES), dtype=cp.uint64) if self.stats is not None else None
         busy = cp.zeros(shape.warps, dtype=cp.uint64) if self.stats is not None else None
         entry, lo, hi = chunks if chunks is not None else (None, None, None)
-        args = (g.offsets, g.degree, g.pool,
-                p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
-                np.int32(p.k), np.int32(p.induced), np.int32(g.oriented),
-                np.int32(self.balance.unroll_limit()),
-                self.tasks.u, self.tasks.v, _ptr(self.tasks.rank), _ptr(self.tasks.plan), _ptr(perm),
+        args = (*self._graph_plans, _ptr(perm),
                 np.int32(phase), np.int64(first), np.int64(last),
-                b.slot, b.ptr, b.partner, b.rank, _ptr(b.pair_keys), _ptr(b.pair_rank), np.int32(b.pair_bits),
-                _ptr(b.pair_filter if self.balance.pair_filter else None), np.int32(b.filter_bits),
-                np.int32(b.removals),
-                p.iso_masks, np.int32(p.iso_masks.shape[0] if p.induced else 0),
-                np.int32(bool(self.check_other)),
-                _ptr(self.counts), word(counters, TOTAL),
-                _ptr(self.out), _ptr(self.out_offsets), _ptr(self.expect),
-                np.int64(self.window[0]), np.int64(self.window[1]),
-                self.scratch, np.int64(self.width),
-                d.arena, np.int64(d.arena.shape[0] if d.cap else 0), d.used, np.int64(d.defer_cost),
-                d.task, d.off, d.length, d.n, np.int64(d.cap),
+                *self._batch_outputs, self.scratch, *self._arena,
                 _ptr(entry), _ptr(lo), _ptr(hi),
                 word(counters, PIECE_QUEUE if phase == PIECES_PHASE else QUEUE + phase),
-                np.int32(shape.chunk), _ptr(raw), _ptr(busy), self.deadline,
-                word(counters, FLAGS),
+                np.int32(shape.chunk), _ptr(raw), _ptr(busy), *self._deadline_flags,
                 _ptr(board), np.int64(self.balance.share_pairs if shared else 0),
                 word(counters, ACTIVE + (phase if phase != PIECES_PHASE else 0)),  # (unused there)
-                _ptr(g.hub_row),
-                _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
-                np.int32(g.tt_bits), np.int32(pieces))
-        match = kernel(match_unit(function), function, stats=self.stats is not None,
-                       defines=self.balance.defines(pair_table=b.pair_keys is not None))
+                *self._kept, np.int32(pieces))
+        match = kernel(match_unit(function), function, stats=self.stats is not None, defines=self._defines)
+        if self.stats is None:
+            match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
+            return
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
-        if self.stats is not None:
-            self.stats.add(raw.get(), busy.get())
+        self.stats.add(raw.get(), busy.get())
 
 
 class _Started(NamedTuple):
