@@ -34,6 +34,7 @@
 # .cupy-cache.tgz (ignored) and carry it beside .devbundle (unpacked, the cache and the bundle pass
 # the 64 MiB a call carries; packed, 10 MB): it is unpacked into .cupy-cache here, and the next
 # machine skips its NVRTC compiles (a cold one spent a whole 140 s call compiling, session 13).
+# numba's comes back as $OUT/numba-cache.tgz (5 MB): carried as .numba-cache.tgz, below.
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 mkdir -p "$OUT"
@@ -51,10 +52,23 @@ if [ "$(cat "$numba_marker" 2>/dev/null)" != "$sources" ]; then
   make -s clean-numba
 fi
 mkdir -p deltamatch/__pycache__ && echo "$sources" > "$numba_marker"
-# At most 8 files come back from a call: every folder under $OUT (a bench's CSV, plot and meta)
+# The CPU engine's numba cache comes back as $OUT/numba-cache.tgz with the sources' hash inside;
+# carried as .numba-cache.tgz (ignored), it is unpacked only when that hash is this call's, so a
+# fresh machine skips the 71-79 s a numba compile took on one (session 35: a test step that began
+# with it ran out of time).  numba (and Python's .pyc) trust a source file whose mtime and size are
+# those recorded, and the machine's copy has mtimes of its own: each file's mtime is set from its
+# content's hash, the same on every machine and different wherever the content is.
+find deltamatch -name '*.py' -print0 | while IFS= read -r -d '' f; do
+  touch -d "@$((16#$(sha1sum "$f" | cut -c1-7)))" "$f"
+done
+if [ -f .numba-cache.tgz ] && [ "$(tar xzf .numba-cache.tgz -O "$numba_marker" 2>/dev/null)" = "$sources" ]; then
+  tar xzf .numba-cache.tgz
+fi
+# At most 8 files come back from a call (the two caches among them): every folder under $OUT (a bench's CSV, plot and meta)
 # travels packed in outputs.tgz beside the logs.
 pack() {
   tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .
+  find deltamatch \( -name '*.nbi' -o -name '*.nbc' \) -print | tar czf "$OUT/numba-cache.tgz" "$numba_marker" -T -
   local dirs
   dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d)
   if [ -n "$dirs" ]; then
