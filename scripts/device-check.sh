@@ -64,8 +64,8 @@ done
 if [ -f .numba-cache.tgz ] && [ "$(tar xzf .numba-cache.tgz -O "$numba_marker" 2>/dev/null)" = "$sources" ]; then
   tar xzf .numba-cache.tgz
 fi
-# At most 8 files come back from a call (the two caches among them): every folder under $OUT (a bench's CSV, plot and meta)
-# travels packed in outputs.tgz beside the logs.
+# At most 8 files come back from a call, the two caches among them: every folder under $OUT (a
+# bench's CSV, plot and meta) travels packed in outputs.tgz beside the logs.
 pack() {
   tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .
   find deltamatch \( -name '*.nbi' -o -name '*.nbc' \) -print | tar czf "$OUT/numba-cache.tgz" "$numba_marker" -T -

@@ -57,6 +57,7 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, OLD, batch_tasks  # noqa: E402
+from deltamatch.workers.replica import joint_sequence  # noqa: E402
 
 DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 
@@ -264,21 +265,24 @@ def switch_ab(name: str, switch: str, run, reps: int) -> None:
 
 def joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels: np.ndarray,
                 balance: engine.Balance, mark) -> None:
-    """One batch as GraphReplica runs a joint one: the insertions, each pattern's joint count, the
-    deletions queued behind the last count's launches; `mark(label)` at the end of each step."""
-    g.apply(dels[:0], ins)
-    mark("update +I queued")
-    names = list(tasks)
+    """One batch as GraphReplica runs a joint one (`replica.joint_sequence`): the insertions, each
+    pattern's joint count, the deletions queued behind the last count's launches; `mark(label)` at
+    the end of each step."""
+    def insertions() -> None:
+        g.apply(dels[:0], ins)
+        mark("update +I queued")
 
     def deletions() -> None:
-        mark(f"{names[-1]} launched")
+        mark(f"{list(tasks)[-1]} launched")
         g.apply(dels, ins[:0])
         mark("update -D queued")
 
-    for name in names:
+    def count(name: str, then) -> None:
         engine.count_tasks(g.view(), plans[name], tasks[name], view, plans[name].induced, balance=balance,
-                           then=deletions if name == names[-1] else None)
+                           then=then)
         mark(f"{name} counts read")
+
+    joint_sequence(list(tasks), count, insertions, deletions, queue_deletions=True)
 
 
 def pipeline_marks(steps: dict, restore, reps: int) -> None:

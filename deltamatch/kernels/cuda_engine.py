@@ -1103,9 +1103,9 @@ class _MatchRun:
 
     def __post_init__(self) -> None:
         # The arguments that stay the same over the run's launches, in DM_MATCH_PARAMS' order around
-        # those that change: assembled once, a launch's Python work falls to the few it sets (a
-        # match launch took 44 us of host time with all 71 assembled each time, CuPy's own part
-        # 8.4 us: timeline.py --step-clock and host_costs.py, session 35, H100).
+        # those that change, assembled once: a match launch took 44 us of host time with all 71
+        # assembled each time, of which CuPy's launch is 8.4 (timeline.py --step-clock and
+        # host_costs.py, session 35, H100; the time with this change is not measured apart yet).
         g, p, b, d = self.graph, self.plans, self.batch, self.deferred
         self._graph_plans = (g.offsets, g.degree, g.pool,
                              p.order, p.conn, p.lt, p.gt, p.dep, p.base, p.last_two,
