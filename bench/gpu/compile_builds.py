@@ -33,16 +33,16 @@ JOBS = max(1, (os.cpu_count() or 2) - 2)
 
 
 def every_build() -> list[tuple[bool, tuple[str, ...]]]:
-    """(stats, defines) of the default Balance and of each build switch turned off (the memo's
-    table at one width's keys), with and without a pair table and statistics."""
+    """(stats, defines) of the default Balance and of each build switch flipped (the memo's table
+    at one width's keys), with and without a pair table and statistics."""
     hints = get_type_hints(engine.Balance)
     default = engine.Balance()
     variants = [default, replace(default, memo_factor=1)]
     for f in fields(engine.Balance):
-        if hints[f.name] is bool and getattr(default, f.name):
-            off = replace(default, **{f.name: False})
-            if off.defines() != default.defines():
-                variants.append(off)
+        if hints[f.name] is bool:
+            flipped = replace(default, **{f.name: not getattr(default, f.name)})
+            if flipped.defines() != default.defines():
+                variants.append(flipped)
     builds = dict.fromkeys(defines for balance in variants for defines in balance.builds())
     return [(stats, defines) for defines in builds for stats in (False, True)]
 

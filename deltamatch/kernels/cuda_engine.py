@@ -509,6 +509,10 @@ class Balance:
     drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
+    prefetch_next: a warp building a set from a source reads each lane's candidate of the next
+    step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
+    phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
+    (bench/gpu/task_times.py, session 35); not yet run on a device, so off.
     last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
     roof-edge plans) run in a launch of their own (match_memo.cu), each sizing its last
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
@@ -570,6 +574,7 @@ class Balance:
     pair_filter: bool = True
     list_checks: bool = True
     drive_short: bool = True
+    prefetch_next: bool = False
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -600,8 +605,9 @@ class Balance:
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
                ("DM_DRIVE_SHORT=0", self.drive_short))
+        prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        return tuple(define for define, on in off if not on) + factor
+        return tuple(define for define, on in off if not on) + prefetch + factor
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""

@@ -601,6 +601,15 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
     }
 }
 
+// With DM_PREFETCH_NEXT, a lane loads its candidate of the next warp step before checking this
+// step's: a step's checks read the candidate's degree, hub bit and pair filter word, all waiting on
+// the candidate's own read, and one warp alone builds a long source at about 3 us a step of 32
+// (bench/gpu/task_times.py, session 35: phase 0 of the RMAT-20 4-clique, 7.1 + 0.095 us per source
+// entry), so the next candidate's read overlaps this step's checks instead of starting the next.
+#ifndef DM_PREFETCH_NEXT
+#define DM_PREFETCH_NEXT 0
+#endif
+
 // Builds level l's set from `sc` into `dst` (every survivor, in order) or, with dst == nullptr,
 // counts the survivors; with `out`, also writes each survivor's completed match as row base + i.
 // Returns the number of survivors (same on every lane).
@@ -609,13 +618,24 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                                           dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool other = c.check_other && l == c.k - 1;
     int found = 0;
+#if DM_PREFETCH_NEXT
+    int next = sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
+#endif
     for (int i = sc.lo; i < sc.hi; i += 32) {
         const int idx = i + lane;
         const bool in = idx < sc.hi;
         bool ok = false;
         int x = 0;
+#if DM_PREFETCH_NEXT
+        const int held = next;
+        next = idx + 32 < sc.hi ? sc.src[idx + 32] : 0;
+#endif
         if (in) {
+#if DM_PREFETCH_NEXT
+            x = held;
+#else
             x = sc.src[idx];
+#endif
             st.scanned++;
             ok = passes(c, s, lm, sc.ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
         }

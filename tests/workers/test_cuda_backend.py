@@ -110,6 +110,11 @@ def test_memo_overlap_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_OVERLAP": "1"}) == Balance(memo_overlap=True)
 
 
+def test_prefetch_next_switch_is_off_unless_set() -> None:
+    assert not balance_from_env({}).prefetch_next
+    assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "1"}) == Balance(prefetch_next=True)
+
+
 def test_memo_share_switch_is_on_unless_off() -> None:
     assert balance_from_env({}).memo_share
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_SHARE": "0"}) == Balance(memo_share=False)
@@ -174,11 +179,13 @@ def test_builds_carry_line_tables_only_when_asked(monkeypatch: pytest.MonkeyPatc
     assert cuda_engine.compile_options("90")[-1] == "-lineinfo"
 
 
-def test_defines_name_the_builds_of_the_switches_off() -> None:
+def test_defines_name_the_builds_of_the_switches_flipped() -> None:
     assert Balance().defines() == ()
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
     assert Balance(pair_hash=False).defines() == ("DM_PAIR_HASH=0",)
     assert Balance(drive_short=False).defines() == ("DM_DRIVE_SHORT=0",)
+    assert Balance(prefetch_next=True, drive_short=False).defines() == ("DM_DRIVE_SHORT=0",
+                                                                        "DM_PREFETCH_NEXT=1")
 
 
 def test_a_batch_without_a_pair_table_runs_the_searching_build() -> None:
