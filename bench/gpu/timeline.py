@@ -26,7 +26,8 @@ interleaved.  With `--joint` and `--pipeline N`, last, the last batch runs N mor
 as the service runs it, under each of `--pipeline-balances` in turn: at the end of each step the
 host's time and the device's (a CUDA event recorded there, reached when the device has done what
 was queued before it), median microseconds from the batch's start.  Where the device's time is
-the host's, the device waited for the host.
+the host's, the device waited for the host.  With `--pipeline-fresh`, each run is a new batch (the
+edges after those above, the graph going on from the last), as the service sees its batches.
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -285,15 +286,17 @@ def joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels: np.nda
     joint_sequence(list(tasks), count, insertions, deletions, queue_deletions=True)
 
 
-def pipeline_marks(steps: dict, restore, reps: int) -> None:
-    """Per step of each `steps[name](mark)`, the runs interleaved name by name, `reps` each (`restore()`
-    untimed after each): the median microseconds from the run's start to the host's `mark` and to the
-    device's reaching the CUDA event recorded there; and the median wall of a run, synchronized."""
+def pipeline_marks(steps: dict, reps: int, restore=None, title: str = "interleaved") -> None:
+    """Per step of each `steps[name]()(mark)` (the factory untimed: it may prepare a new batch), the
+    runs interleaved name by name, `reps` each (`restore()`, if given, untimed after each): the
+    median microseconds from the run's start to the host's `mark` and to the device's reaching the
+    CUDA event recorded there; and the median wall of a run, synchronized."""
     host: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
     device: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
     walls: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(reps):
-        for name, run in steps.items():
+        for name, step in steps.items():
+            run = step()
             cp.cuda.Device().synchronize()
             points = []
             start = cp.cuda.Event()
@@ -311,12 +314,21 @@ def pipeline_marks(steps: dict, restore, reps: int) -> None:
             for label, seconds, event in points:
                 host[name][label].append(seconds * 1e6)
                 device[name][label].append(cp.cuda.get_elapsed_time(start, event) * 1e3)
-            restore()
+            if restore is not None:
+                restore()
     for name in steps:
-        print(f"pipeline {name}: wall {np.median(walls[name]) * 1e3:.3f} ms (median of {reps}, interleaved); "
+        print(f"pipeline {name}: wall {np.median(walls[name]) * 1e3:.3f} ms (median of {reps}, {title}); "
               "per step, median us from the start: host / device")
         for label in host[name]:
             print(f"  {np.median(host[name][label]):8.1f} / {np.median(device[name][label]):8.1f}  {label}")
+
+
+def joint_inputs(plans: dict, changed: np.ndarray, n_del: int, n: int) -> tuple[dict, object]:
+    """A joint batch's tasks (each pattern's removal side, then its addition side) and its device
+    view (`DeviceBatch.joint`), for `changed` = the deletions, then the insertions."""
+    tasks = {name: batch_tasks(table, changed, n_del, OLD).followed_by(
+        batch_tasks(table, changed, n_del, NEW)) for name, table in plans.items()}
+    return tasks, device_batch_view(changed, n).joint(n_del)
 
 
 def deletions_overlap(name: str, count, delete, restore, reps: int) -> None:
@@ -365,6 +377,9 @@ def main() -> int:
                     help="with --joint, then the last batch N more times, each step's end on the host "
                     "and on the device")
     ap.add_argument("--pipeline-balances", default="all", help="bench_gpu.py's balances, run in turn")
+    ap.add_argument("--pipeline-fresh", action="store_true",
+                    help="each --pipeline run a new batch (the edges after those above), as the service "
+                    "sees them, instead of the last batch again from G_old")
     ap.add_argument("--joint", action="store_true",
                     help="with deletions, each batch as a joint count (the service's default): the "
                     "insertions, both sides' tasks in one count a pattern, the deletions queued behind "
@@ -387,15 +402,11 @@ def main() -> int:
         pos += args.batch - n_del
         del_pos += n_del
         changed = np.concatenate([dels, ins])
-        view = device_batch_view(changed, n)
-        tasks = {name: batch_tasks(plans[name], changed, n_del, NEW) for name in names}
         key = "first" if b == 0 else "steady"
         if args.joint and n_del:
             # As GraphReplica runs a batch that lists nothing: the insertions, one count of both
             # sides a pattern on G_old ∪ I, the deletions queued behind the last count's launches.
-            view = view.joint(n_del)
-            tasks = {name: batch_tasks(plans[name], changed, n_del, OLD).followed_by(tasks[name])
-                     for name in names}
+            tasks, view = joint_inputs(plans, changed, n_del, n)
             runs[f"{key} update +I"].append(traced(partial(g.apply, dels[:0], ins)))
             for name in names:
                 then = partial(g.apply, dels, ins[:0]) if name == names[-1] else None
@@ -403,6 +414,8 @@ def main() -> int:
                                 plans[name].induced, then=then)
                 runs[f"{key} {name} joint, then -D" if then else f"{key} {name} joint"].append(traced(count))
             continue
+        view = device_batch_view(changed, n)
+        tasks = {name: batch_tasks(plans[name], changed, n_del, NEW) for name in names}
         runs[f"{key} update"].append(traced(partial(g.apply, dels, ins)))
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
@@ -434,6 +447,7 @@ def main() -> int:
             g.apply(edges[:0], edges[start : start + args.batch])
 
         step_clock("update", clocked_update, args.step_clock)
+        pos += args.step_clock * args.batch
     for switch in filter(None, args.ab.split(",")):
         for name in names:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
@@ -445,11 +459,31 @@ def main() -> int:
             count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced)
             deletions_overlap(name, count, partial(g.apply, dels, dels[:0]), partial(g.apply, dels[:0], dels),
                               args.ab_reps)
-        if args.pipeline:
+        balances = args.pipeline_balances.split(",")
+        if args.pipeline and not args.pipeline_fresh:
             g.apply(ins, ins[:0])  # G_old: each run below starts there
-            balances = args.pipeline_balances.split(",")
-            steps = {b: partial(joint_batch, g, plans, tasks, view, ins, dels, BALANCES[b]) for b in balances}
-            pipeline_marks(steps, partial(g.apply, ins, dels), args.pipeline)
+
+            def same_batch(balance: str):
+                return partial(joint_batch, g, plans, tasks, view, ins, dels, BALANCES[balance])
+
+            pipeline_marks({b: partial(same_batch, b) for b in balances}, args.pipeline,
+                           restore=partial(g.apply, ins, dels))
+        elif args.pipeline:
+            g.apply(dels, ins[:0])  # the last batch done: G_new, and the fresh batches follow it
+
+            def next_batch(balance: str):
+                nonlocal pos, del_pos
+                fresh_ins = edges[pos : pos + args.batch - n_del]
+                fresh_dels = edges[del_pos : del_pos + n_del]
+                pos += args.batch - n_del
+                del_pos += n_del
+                changed_now = np.concatenate([fresh_dels, fresh_ins])
+                fresh_tasks, fresh_view = joint_inputs(plans, changed_now, n_del, n)
+                return partial(joint_batch, g, plans, fresh_tasks, fresh_view, fresh_ins, fresh_dels,
+                               BALANCES[balance])
+
+            pipeline_marks({b: partial(next_batch, b) for b in balances}, args.pipeline,
+                           title="each a new batch, interleaved")
     return 0
 
 
