@@ -5,7 +5,8 @@
 # (about 130 s on a fresh H100).  Then: DM_PREFETCH_NEXT (Balance.prefetch_next, session 35, only
 # compiled so far) through its parity tests, each task of a batch counted alone with it and without
 # (task_times.py: the slope per source entry, 0.095 us without), each pattern's joint batch run as
-# the service runs it (timeline.py --pipeline), and issue 13's table (--pipelined).
+# the service runs it (timeline.py --pipeline; the 4-clique's also on new batches, --pipeline-fresh,
+# new and untried), and issue 13's table (--pipelined).
 set -u
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
@@ -23,6 +24,10 @@ timeout 120 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --
   --patterns 4-clique,diamond,4-cycle --ab-reps 5 --pipeline 20 --pipeline-balances all,prefetch,nopieces \
   > $OUT/timeline.log 2>&1
 echo "timeline rc $? at $(elapsed) s"; grep -A7 "^pipeline" $OUT/timeline.log
+timeout 90 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint \
+  --patterns 4-clique --ab-reps 5 --pipeline 20 --pipeline-fresh --pipeline-balances all,prefetch,nopieces \
+  > $OUT/timeline-fresh.log 2>&1
+echo "timeline fresh rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh.log
 timeout 200 python3 bench/gpu/bench_gpu.py --out $OUT/bench-table --ablation "" --no-relabel --no-counters \
   --no-static --sizes 1000,10000 --batch-budget 20 --time-budget 190 --delete-fraction 0.1 \
   --no-kept-triangles --scales 20 --batches 3 --patterns 4-clique,diamond,4-cycle --pipelined \
