@@ -1106,6 +1106,13 @@ class _MatchRun:
     scratch: Any
     deferred: _Deferred
     counters: Any  # uint64[COUNTERS], zeroed: the run's total, flags and queues
+    # The fixed arguments' runs of DM_MATCH_PARAMS and the build's defines (__post_init__).
+    _graph_plans: tuple = field(init=False, repr=False)
+    _batch_outputs: tuple = field(init=False, repr=False)
+    _arena: tuple = field(init=False, repr=False)
+    _deadline_flags: tuple = field(init=False, repr=False)
+    _kept: tuple = field(init=False, repr=False)
+    _defines: tuple = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # The arguments that stay the same over the run's launches, in DM_MATCH_PARAMS' order around
