@@ -286,6 +286,21 @@ def joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels: np.nda
     joint_sequence(list(tasks), count, insertions, deletions, queue_deletions=True)
 
 
+def traced_joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels: np.ndarray,
+                       runs: dict[str, list], key: str) -> None:
+    """`joint_batch`'s steps each under the profiler (`traced`), appended to `runs` under `key`: the
+    insertions, each pattern's joint count, the last with the deletions queued behind it."""
+    def insertions() -> None:
+        runs[f"{key} update +I"].append(traced(partial(g.apply, dels[:0], ins)))
+
+    def count(name: str, then) -> None:
+        run = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view, plans[name].induced,
+                      then=then)
+        runs[f"{key} {name} joint, then -D" if then else f"{key} {name} joint"].append(traced(run))
+
+    joint_sequence(list(tasks), count, insertions, partial(g.apply, dels, ins[:0]), queue_deletions=True)
+
+
 def pipeline_marks(steps: dict, reps: int, restore=None, title: str = "interleaved") -> None:
     """Per step of each `steps[name]()(mark)` (the factory untimed: it may prepare a new batch), the
     runs interleaved name by name, `reps` each (`restore()`, if given, untimed after each): the
@@ -376,7 +391,8 @@ def main() -> int:
     ap.add_argument("--pipeline", type=int, default=0, metavar="N",
                     help="with --joint, then the last batch N more times, each step's end on the host "
                     "and on the device")
-    ap.add_argument("--pipeline-balances", default="all", help="bench_gpu.py's balances, run in turn")
+    ap.add_argument("--pipeline-balances", default="all",
+                    help="bench_gpu.py's balances, their runs interleaved")
     ap.add_argument("--pipeline-fresh", action="store_true",
                     help="each --pipeline run a new batch (the edges after those above), as the service "
                     "sees them, instead of the last batch again from G_old")
@@ -407,12 +423,7 @@ def main() -> int:
             # As GraphReplica runs a batch that lists nothing: the insertions, one count of both
             # sides a pattern on G_old ∪ I, the deletions queued behind the last count's launches.
             tasks, view = joint_inputs(plans, changed, n_del, n)
-            runs[f"{key} update +I"].append(traced(partial(g.apply, dels[:0], ins)))
-            for name in names:
-                then = partial(g.apply, dels, ins[:0]) if name == names[-1] else None
-                count = partial(engine.count_tasks, g.view(), plans[name], tasks[name], view,
-                                plans[name].induced, then=then)
-                runs[f"{key} {name} joint, then -D" if then else f"{key} {name} joint"].append(traced(count))
+            traced_joint_batch(g, plans, tasks, view, ins, dels, runs, key)
             continue
         view = device_batch_view(changed, n)
         tasks = {name: batch_tasks(plans[name], changed, n_del, NEW) for name in names}
