@@ -128,7 +128,7 @@ def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
 
 def loaded_rmat(scale: int) -> tuple[np.ndarray, int, int, GpuGraph]:
     """(edges, vertices, loaded, graph): RMAT `scale`'s edges, with the first 90% (`loaded` of them)
-    in a GpuGraph and the rest left for batches (timeline.py, balance_sweep.py)."""
+    in a GpuGraph and the rest left for batches (timeline.py, balance_sweep.py, task_times.py)."""
     edges = rmat_gpu(scale)
     n = 1 << scale
     cut = int(0.9 * edges.shape[0])

@@ -21,13 +21,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gpu import BALANCES, balance_note, host_batch_view, log, rmat_gpu  # noqa: E402
+from bench_gpu import BALANCES, balance_note, host_batch_view, loaded_rmat, log, shared_plan_tables  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
-from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
-from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 FIELDS = ("task", "u", "v", "plan", "rank", "deg_u", "deg_v", "common", "count", "deferred",
           "phase0_us", "phase1_max_us", "launches")
@@ -51,15 +48,11 @@ def main() -> int:
     args = ap.parse_args()
     balance = BALANCES[args.balance]
     engine.warm_up(balance.builds())
-    edges = rmat_gpu(args.scale)
-    n = 1 << args.scale
-    cut = int(0.9 * edges.shape[0])
-    g = GpuGraph()
-    g.build(edges[:cut], n)
+    edges, n, cut, g = loaded_rmat(args.scale)
     ins = edges[cut : cut + args.size]
     g.apply(np.zeros((0, 2), np.int32), ins)
     view = engine.device_batch(host_batch_view(ins, n))
-    plans = compile_plans(parse_pattern(args.pattern), shared_plans(parse_pattern(args.pattern)))
+    plans = shared_plan_tables([args.pattern])[args.pattern]
     tasks = batch_tasks(plans, ins, 0, NEW)
     whole = engine.KernelStats()
     total = int(engine.count_tasks(g.view(), plans, tasks, view, balance=balance, stats=whole).sum())
