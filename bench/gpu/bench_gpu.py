@@ -14,8 +14,10 @@ and recount), and its match runs read their last level there (ablation `nokept`:
 times the GPU's time on a batch (`deltamatch.bench.cpu_bound`): its ratio is then at least R,
 measured without waiting out runs of many minutes.  With `--pipelined` each batch also runs first
 timed only as a whole (`pipelined_batch`), as the service's replica runs it: the step-timed run
-waits for the device around every update and count (on the RMAT-20 4-clique at 1,000 the two
-read the same, session 34).
+waits for the device around every update and count, and runs second, on rows the first run grew
+(on the RMAT-20 4-clique at 1,000 with deletions the two read the same in session 34; in session
+35, with seed pieces, the whole batch read 0.3 ms over the step-timed sum, and 0.2-0.4 ms over the
+same batch repeated in timeline.py --pipeline).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
