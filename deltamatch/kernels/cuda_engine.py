@@ -547,7 +547,9 @@ class Balance:
     of 3,500 at about 3 us a warp step), so the first least degree, 4,096, pieced none of them.
     From 1,024, on the 4-clique with 10% deletions (joint), phase 0's busiest warp fell from 330-940
     us to 52-54 in the statistics build and phase 1's busy max/min to 1.12-1.13; a batch run as the
-    service runs it, 1.181 ms against 1.371 (timeline.py --pipeline, 30 interleaved runs); insert
+    service runs it, 1.181 ms against 1.371 (timeline.py --pipeline, 30 interleaved runs; 0.986
+    against 1.280 and 1.140 against 1.397 on two other machines, but 1.884 against 1.845 on a host
+    twice as slow, where the batch is host-bound and the pieces' launch costs what it saves); insert
     batches of 1,000 and 10^4 (4-clique, diamond, 4-cycle) and the house at 1,000 read as fast as
     without (balance_sweep.py, within 2%).  0: off.
     memo_chunks (with split and last_memo): the deferred tasks of memo plans are cut into chunks of
