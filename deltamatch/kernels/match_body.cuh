@@ -618,24 +618,19 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                                           dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool other = c.check_other && l == c.k - 1;
     int found = 0;
-#if DM_PREFETCH_NEXT
-    int next = sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
-#endif
+    int next = DM_PREFETCH_NEXT && sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
         const int idx = i + lane;
         const bool in = idx < sc.hi;
         bool ok = false;
-        int x = 0;
-#if DM_PREFETCH_NEXT
-        const int held = next;
-        next = idx + 32 < sc.hi ? sc.src[idx + 32] : 0;
-#endif
+        int x = next;
+        if constexpr (DM_PREFETCH_NEXT) {
+            next = idx + 32 < sc.hi ? sc.src[idx + 32] : 0;
+        }
         if (in) {
-#if DM_PREFETCH_NEXT
-            x = held;
-#else
-            x = sc.src[idx];
-#endif
+            if constexpr (!DM_PREFETCH_NEXT) {
+                x = sc.src[idx];
+            }
             st.scanned++;
             ok = passes(c, s, lm, sc.ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
         }
