@@ -16,8 +16,8 @@ measured without waiting out runs of many minutes.  With `--pipelined` each batc
 timed only as a whole (`pipelined_batch`), as the service's replica runs it: the step-timed run
 waits for the device around every update and count, and runs second, on rows the first run grew
 (on the RMAT-20 4-clique at 1,000 with deletions the two read the same in session 34; in session
-35, with seed pieces, the whole batch read 0.3 ms over the step-timed sum, and 0.2-0.4 ms over the
-same batch repeated in timeline.py --pipeline).
+35, with seed pieces, the whole batch read 0.27-0.35 ms over the step-timed sum, and over what
+the same batch repeated read in timeline.py --pipeline on other machines).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
