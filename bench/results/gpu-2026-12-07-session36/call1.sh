@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 36, call 1: session 35's next.sh less issue 13's table (call 2): compile every build,
+# DM_PREFETCH_NEXT's parity tests, its slope (task_times.py), the pipeline on the repeated batch
+# (three patterns) and on new batches (--pipeline-fresh, 4-clique).
+set -u
+t0=$(date +%s)
+elapsed() { echo $(( $(date +%s) - t0 )); }
+timeout 200 python3 bench/gpu/compile_builds.py > $OUT/compile.log 2>&1
+echo "compile rc $? at $(elapsed) s"; tail -2 $OUT/compile.log
+timeout 80 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "prefetch1" \
+  > $OUT/gpu-tests-prefetch.log 2>&1
+echo "prefetch tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-prefetch.log; grep -E "^FAILED" $OUT/gpu-tests-prefetch.log | head
+for b in all prefetch; do
+  timeout 60 python3 bench/gpu/task_times.py --pattern 4-clique --balance $b --top 5 --out $OUT/tasks-$b.csv \
+    > $OUT/tasks-$b.log 2>&1
+  echo "tasks $b rc $? at $(elapsed) s"; grep -A6 "whole batch\|phase 0 alone" $OUT/tasks-$b.log | cut -c1-300
+done
+timeout 120 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint \
+  --patterns 4-clique,diamond,4-cycle --ab-reps 5 --pipeline 20 --pipeline-balances all,prefetch,nopieces \
+  > $OUT/timeline.log 2>&1
+echo "timeline rc $? at $(elapsed) s"; grep -A7 "^pipeline" $OUT/timeline.log
+timeout 90 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint \
+  --patterns 4-clique --ab-reps 5 --pipeline 20 --pipeline-fresh --pipeline-balances all,prefetch,nopieces \
+  > $OUT/timeline-fresh.log 2>&1
+echo "timeline fresh rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh.log
