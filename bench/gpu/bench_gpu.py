@@ -128,13 +128,14 @@ def rmat_gpu(scale: int, edge_factor: int = 16, seed: int = 1) -> np.ndarray:
     return rmat_edges(scale, edge_factor, seed, gpu=True).astype(np.int32)
 
 
-def loaded_rmat(scale: int) -> tuple[np.ndarray, int, int, GpuGraph]:
+def loaded_rmat(scale: int, hub_bits: bool | None = None) -> tuple[np.ndarray, int, int, GpuGraph]:
     """(edges, vertices, loaded, graph): RMAT `scale`'s edges, with the first 90% (`loaded` of them)
-    in a GpuGraph and the rest left for batches (timeline.py, balance_sweep.py, task_times.py)."""
+    in a GpuGraph (`hub_bits` as GpuGraph takes it) and the rest left for batches (timeline.py,
+    balance_sweep.py, task_times.py, ncu_batch.py)."""
     edges = rmat_gpu(scale)
     n = 1 << scale
     cut = int(0.9 * edges.shape[0])
-    g = GpuGraph()
+    g = GpuGraph(hub_bits=hub_bits)
     g.build(edges[:cut], n)
     return edges, n, cut, g
 

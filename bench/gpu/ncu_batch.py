@@ -23,13 +23,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gpu import BALANCES, balance_note, host_batch_view, log, rmat_gpu, tick  # noqa: E402
+from bench_gpu import BALANCES, balance_note, host_batch_view, loaded_rmat, log, shared_plan_tables, tick  # noqa: E402
 
 from deltamatch.kernels import cuda_engine as engine  # noqa: E402
-from deltamatch.scheduler.patterns import parse_pattern  # noqa: E402
-from deltamatch.scheduler.plans import compile_plans, shared_plans  # noqa: E402
 from deltamatch.scheduler.tasks import NEW, batch_tasks  # noqa: E402
-from deltamatch.workers.cuda_backend import GpuGraph  # noqa: E402
 
 
 def main() -> int:
@@ -46,16 +43,11 @@ def main() -> int:
     args = ap.parse_args()
     engine.LINEINFO = args.lineinfo
     engine.warm_up(engine.Balance().builds())
-    edges = rmat_gpu(args.scale)
-    n = 1 << args.scale
-    cut = int(0.9 * edges.shape[0])
-    g = GpuGraph(hub_bits=args.hub_bits)
-    g.build(edges[:cut], n)
+    edges, n, cut, g = loaded_rmat(args.scale, hub_bits=args.hub_bits)
     ins = edges[cut : cut + args.size]
     g.apply(np.zeros((0, 2), np.int32), ins)
     view = engine.device_batch(host_batch_view(ins, n))
-    for name in args.patterns.split(","):
-        plans = compile_plans(parse_pattern(name), shared_plans(parse_pattern(name)))
+    for name, plans in shared_plan_tables(args.patterns.split(",")).items():
         tasks = batch_tasks(plans, ins, 0, NEW)
         for balance in args.balances.split(","):
             stats = engine.KernelStats() if args.stats else None
