@@ -27,7 +27,9 @@ as the service runs it, under each of `--pipeline-balances` in turn: at the end 
 host's time and the device's (a CUDA event recorded there, reached when the device has done what
 was queued before it), median microseconds from the batch's start.  Where the device's time is
 the host's, the device waited for the host.  With `--pipeline-fresh`, each run is a new batch (the
-edges after those above, the graph going on from the last), as the service sees its batches.
+edges after those above, the graph going on from the last), as the service sees its batches;
+with `--pipeline-flush`, 256 MiB of device memory is overwritten before each run (a repeated
+batch then finds its rows out of L2, as a new batch does).
 
     python bench/gpu/timeline.py --scale 20 --batch 1000 --batches 4 --patterns 4-clique,diamond
 """
@@ -301,17 +303,20 @@ def traced_joint_batch(g, plans: dict, tasks: dict, view, ins: np.ndarray, dels:
     joint_sequence(list(tasks), count, insertions, partial(g.apply, dels, ins[:0]), queue_deletions=True)
 
 
-def pipeline_marks(steps: dict, reps: int, restore=None, title: str = "interleaved") -> None:
+def pipeline_marks(steps: dict, reps: int, restore=None, title: str = "interleaved", flush=None) -> None:
     """Per step of each `steps[name]()(mark)` (the factory untimed: it may prepare a new batch), the
-    runs interleaved name by name, `reps` each (`restore()`, if given, untimed after each): the
-    median microseconds from the run's start to the host's `mark` and to the device's reaching the
-    CUDA event recorded there; and the median wall of a run, synchronized."""
+    runs interleaved name by name, `reps` each (`restore()`, if given, untimed after each; `flush()`,
+    if given, untimed before each): the median microseconds from the run's start to the host's
+    `mark` and to the device's reaching the CUDA event recorded there; and the median wall of a
+    run, synchronized."""
     host: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
     device: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in steps}
     walls: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(reps):
         for name, step in steps.items():
             run = step()
+            if flush is not None:
+                flush()
             cp.cuda.Device().synchronize()
             points = []
             start = cp.cuda.Event()
@@ -336,6 +341,13 @@ def pipeline_marks(steps: dict, reps: int, restore=None, title: str = "interleav
               "per step, median us from the start: host / device")
         for label in host[name]:
             print(f"  {np.median(host[name][label]):8.1f} / {np.median(device[name][label]):8.1f}  {label}")
+
+
+def l2_flush(device_bytes: int = 256 << 20):
+    """A callable that overwrites `device_bytes` of device memory (by default several times any
+    card's L2), so that the next run finds none of the graph's rows cached."""
+    scratch = cp.empty(device_bytes // 4, dtype=cp.int32)
+    return partial(scratch.fill, 1)
 
 
 def joint_inputs(plans: dict, changed: np.ndarray, n_del: int, n: int) -> tuple[dict, object]:
@@ -396,6 +408,9 @@ def main() -> int:
     ap.add_argument("--pipeline-fresh", action="store_true",
                     help="each --pipeline run a new batch (the edges after those above), as the service "
                     "sees them, instead of the last batch again from G_old")
+    ap.add_argument("--pipeline-flush", action="store_true",
+                    help="before each --pipeline run, 256 MiB of device memory overwritten (no row left "
+                    "in L2): a repeated batch then reads its rows as a new one would")
     ap.add_argument("--joint", action="store_true",
                     help="with deletions, each batch as a joint count (the service's default): the "
                     "insertions, both sides' tasks in one count a pattern, the deletions queued behind "
@@ -471,6 +486,7 @@ def main() -> int:
             deletions_overlap(name, count, partial(g.apply, dels, dels[:0]), partial(g.apply, dels[:0], dels),
                               args.ab_reps)
         balances = args.pipeline_balances.split(",")
+        flush = l2_flush() if args.pipeline_flush else None
         if args.pipeline and not args.pipeline_fresh:
             g.apply(ins, ins[:0])  # G_old: each run below starts there
 
@@ -478,7 +494,8 @@ def main() -> int:
                 return partial(joint_batch, g, plans, tasks, view, ins, dels, BALANCES[balance])
 
             pipeline_marks({b: partial(same_batch, b) for b in balances}, args.pipeline,
-                           restore=partial(g.apply, ins, dels))
+                           restore=partial(g.apply, ins, dels), flush=flush,
+                           title="the same batch, L2 flushed, interleaved" if flush else "interleaved")
         elif args.pipeline:
             g.apply(dels, ins[:0])  # the last batch done: G_new, and the fresh batches follow it
 
@@ -493,8 +510,8 @@ def main() -> int:
                 return partial(joint_batch, g, plans, fresh_tasks, fresh_view, fresh_ins, fresh_dels,
                                BALANCES[balance])
 
-            pipeline_marks({b: partial(next_batch, b) for b in balances}, args.pipeline,
-                           title="each a new batch, interleaved")
+            pipeline_marks({b: partial(next_batch, b) for b in balances}, args.pipeline, flush=flush,
+                           title=f"each a new batch{', L2 flushed' if flush else ''}, interleaved")
     return 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 36, call 1 (devices scarce: what matters most first): compile every build,
 # DM_PREFETCH_NEXT's parity tests, its slope (task_times.py), the pipeline on new batches
-# (--pipeline-fresh, 4-clique), issue 19's Nsight Compute figures at today's defaults.
+# (--pipeline-fresh, 4-clique), the repeated batch with L2 flushed before each run
+# (--pipeline-flush), issue 19's Nsight Compute figures at today's defaults.
 set -u
 t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
@@ -19,10 +20,14 @@ timeout 90 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --d
   --patterns 4-clique --ab-reps 5 --pipeline 20 --pipeline-fresh --pipeline-balances all,prefetch,nopieces \
   > $OUT/timeline-fresh.log 2>&1
 echo "timeline fresh rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh.log
+timeout 70 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint \
+  --patterns 4-clique --ab-reps 3 --pipeline 20 --pipeline-flush --pipeline-balances all,nopieces \
+  > $OUT/timeline-flush.log 2>&1
+echo "timeline flush rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-flush.log
 # Issue 19's Nsight Compute figures at today's defaults (session 28's way): every match launch of
 # one RMAT-20 batch of 1,000 inserts, all against none.
 M=gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio
-timeout 150 ncu --clock-control none --kernel-name regex:match_ --metrics $M python3 bench/gpu/ncu_batch.py --scale 20 --size 1000 \
-  --patterns 4-clique,diamond,4-cycle --balances all,none > $OUT/ncu-1000.log 2>&1
+timeout 120 ncu --clock-control none --kernel-name regex:match_ --metrics $M python3 bench/gpu/ncu_batch.py --scale 20 --size 1000 \
+  --patterns 4-clique,4-cycle --balances all,none > $OUT/ncu-1000.log 2>&1
 echo "ncu rc $? at $(elapsed) s"
 grep -E "^(4-|diamond)|match_|duration|grid_size|registers|warps_active|thread_inst" $OUT/ncu-1000.log | sed -E 's/ +/ /g' | cut -c1-120
