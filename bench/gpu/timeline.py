@@ -28,6 +28,7 @@ host's time and the device's (a CUDA event recorded there, reached when the devi
 was queued before it), median microseconds from the batch's start.  Where the device's time is
 the host's, the device waited for the host.  With `--pipeline-fresh`, each run is a new batch (the
 edges after those above, the graph going on from the last), as the service sees its batches;
+with `--pipeline-ab SWITCH`, each balance with a boolean of cuda_engine on and off, interleaved;
 with `--pipeline-flush`, 256 MiB of device memory is overwritten before each run (a repeated
 batch then finds its rows out of L2, as a new batch does).
 
@@ -350,6 +351,15 @@ def l2_flush(device_bytes: int = 256 << 20):
     return partial(scratch.fill, 1)
 
 
+def switched(step, switch: str, on: bool):
+    """`step`, a pipeline factory, with the boolean `switch` of cuda_engine set to `on` first (it
+    stays so until the next factory sets it)."""
+    def factory():
+        setattr(engine, switch, on)
+        return step()
+    return factory
+
+
 def joint_inputs(plans: dict, changed: np.ndarray, n_del: int, n: int) -> tuple[dict, object]:
     """A joint batch's tasks (each pattern's removal side, then its addition side) and its device
     view (`DeviceBatch.joint`), for `changed` = the deletions, then the insertions."""
@@ -408,6 +418,9 @@ def main() -> int:
     ap.add_argument("--pipeline-fresh", action="store_true",
                     help="each --pipeline run a new batch (the edges after those above), as the service "
                     "sees them, instead of the last batch again from G_old")
+    ap.add_argument("--pipeline-ab", default="", metavar="SWITCH",
+                    help="each --pipeline balance run with this boolean of cuda_engine on and off, "
+                    "interleaved (STABLE_SCRATCH, PINNED_UPLOAD, ...)")
     ap.add_argument("--pipeline-flush", action="store_true",
                     help="before each --pipeline run, 256 MiB of device memory overwritten (no row left "
                     "in L2): a repeated batch then reads its rows as a new one would")
@@ -487,13 +500,21 @@ def main() -> int:
                               args.ab_reps)
         balances = args.pipeline_balances.split(",")
         flush = l2_flush() if args.pipeline_flush else None
+        ab = args.pipeline_ab
+        saved = getattr(engine, ab) if ab else None
+
+        def steps(factory) -> dict:
+            if not ab:
+                return {b: partial(factory, b) for b in balances}
+            return {f"{b} {ab}={int(on)}": switched(partial(factory, b), ab, on)
+                    for b in balances for on in (True, False)}
         if args.pipeline and not args.pipeline_fresh:
             g.apply(ins, ins[:0])  # G_old: each run below starts there
 
             def same_batch(balance: str):
                 return partial(joint_batch, g, plans, tasks, view, ins, dels, BALANCES[balance])
 
-            pipeline_marks({b: partial(same_batch, b) for b in balances}, args.pipeline,
+            pipeline_marks(steps(same_batch), args.pipeline,
                            restore=partial(g.apply, ins, dels), flush=flush,
                            title="the same batch, L2 flushed, interleaved" if flush else "interleaved")
         elif args.pipeline:
@@ -510,8 +531,10 @@ def main() -> int:
                 return partial(joint_batch, g, plans, fresh_tasks, fresh_view, fresh_ins, fresh_dels,
                                BALANCES[balance])
 
-            pipeline_marks({b: partial(next_batch, b) for b in balances}, args.pipeline, flush=flush,
+            pipeline_marks(steps(next_batch), args.pipeline, flush=flush,
                            title=f"each a new batch{', L2 flushed' if flush else ''}, interleaved")
+        if ab:
+            setattr(engine, ab, saved)
     return 0
 
 

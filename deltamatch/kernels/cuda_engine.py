@@ -512,7 +512,8 @@ class Balance:
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
-    (bench/gpu/task_times.py, session 35); not yet run on a device, so off.
+    (bench/gpu/task_times.py, session 35).  Session 36 (H100): 0.087 against 0.096 us per source
+    entry, phase 0's slowest task 328 against 360 us, counts equal (its parity tests passed).
     last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
     roof-edge plans) run in a launch of their own (match_memo.cu), each sizing its last
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
@@ -576,7 +577,7 @@ class Balance:
     pair_filter: bool = True
     list_checks: bool = True
     drive_short: bool = True
-    prefetch_next: bool = False
+    prefetch_next: bool = True
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -606,10 +607,9 @@ class Balance:
         for a batch with a pair table or (`pair_table` False) without one."""
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
-               ("DM_DRIVE_SHORT=0", self.drive_short))
-        prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
+               ("DM_DRIVE_SHORT=0", self.drive_short), ("DM_PREFETCH_NEXT=0", self.prefetch_next))
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        return tuple(define for define, on in off if not on) + prefetch + factor
+        return tuple(define for define, on in off if not on) + factor
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""
@@ -729,6 +729,32 @@ ARENA_INTS = 1 << 27  # deferred level-2 sets: 512 MiB, and 1 GiB for their cost
 # Seed pieces' sources at most (_leading_heavy): their ranges and the joined sets then fill at most
 # half the arena, and phase 0's deferrals (walked in place once it is full) keep the rest.
 PIECE_ARENA_INTS = ARENA_INTS // 4
+
+
+# A count's scratch is laid out for rows a little wider than the widest (scratch_width), and phase
+# 0's goes back to CuPy's pool before phase 1's is taken (_launch_chunks), so that the pool keeps
+# serving one block while batches raise the largest degree a little.  Off: the exact width and
+# both phases' scratch held at once; each new batch on a growing RMAT-20 graph then asked the
+# device for a new block of gigabytes (phase 1's 3,168 warps of 1.5 MB): from the insertions queued
+# to the 4-clique's count launched, 1.90 ms on new RMAT-20 batches against 0.56 on a repeated one
+# (timeline.py --pipeline-fresh against --pipeline-flush, session 36, H100; under cProfile, 2.4 ms
+# a count in _launch_chunks' cupy.empty).
+STABLE_SCRATCH = True
+WIDTH_STEP_BITS = 4  # STABLE_SCRATCH's width: a multiple of 2^(bits of the degree - 4), at most 1/8 more
+
+
+def scratch_width(max_degree: int, memo: bool = False) -> int:
+    """The row width a run's scratch is laid out for (match.cu: warp_scratch), at least `max_degree`:
+    a memo run's a power of two (at least MEMO_MIN_WIDTH), so that its kept scratch's layout seldom
+    changes (`memo_scratch`); another run's, with STABLE_SCRATCH, `max_degree` rounded up to a
+    multiple of 2^(bit_length - WIDTH_STEP_BITS), so that its size changes only when the largest
+    degree passes such a step."""
+    if memo:
+        return 1 << (max(max_degree, MEMO_MIN_WIDTH) - 1).bit_length()
+    if not STABLE_SCRATCH:
+        return max_degree
+    step = 1 << max(0, max_degree.bit_length() - WIDTH_STEP_BITS)
+    return -(-max_degree // step) * step
 
 
 def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
@@ -1221,11 +1247,9 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
         return None
     balance = balance.for_pattern(plans.k)
     if graph.max_degree is not None:
-        width = max(1, graph.max_degree)
+        width = scratch_width(max(1, graph.max_degree), memo)
     else:
-        width = max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1)
-    if memo:  # a power of two, so that the kept scratch's layout seldom changes (memo_scratch)
-        width = 1 << (max(width, MEMO_MIN_WIDTH) - 1).bit_length()
+        width = scratch_width(max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1), memo)
     per_warp = scratch_ints(width, plans.k, balance.memo_factor if memo else 0)
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
@@ -1280,6 +1304,10 @@ def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> No
     per_warp = started.per_warp
     grab = launch_shape(n_chunks, 4 * per_warp, started.function)
     if grab.warps > started.shape.warps:
+        if STABLE_SCRATCH and not started.memo:
+            # Phase 0's scratch back to the pool first (stream-ordered: phase 1 runs after phase 0
+            # on this stream), so that phase 1's is cut from the same block, not a second one.
+            run.scratch = None
         run.scratch = (memo_scratch(grab.warps, per_warp) if started.memo
                        else cupy().empty(grab.warps * per_warp, dtype=cupy().int32))
     run.launch(started.function, 1, 0, n_chunks, order, grab, (entry, lo, hi))

@@ -80,3 +80,23 @@ def test_each_match_kernel_is_looked_up_in_the_unit_that_defines_it(function: st
         return re.search(rf"\b{function}\(DM_MATCH_PARAMS\) \{{", source) is not None
 
     assert [unit for unit in cuda_engine.MATCH_UNITS if defines(unit)] == [cuda_engine.match_unit(function)]
+
+
+@pytest.mark.parametrize("degree", [1, 9, 17, 1000, 64_831, 65_536, 65_537, 162_661])
+def test_scratch_width_covers_the_degree_within_an_eighth_in_few_steps(degree: int) -> None:
+    width = cuda_engine.scratch_width(degree)
+    assert degree <= width <= degree + degree // 8 + 1
+    # a batch that raises the degree up to the width keeps the width (and the scratch's size)
+    assert cuda_engine.scratch_width(width) == width
+    assert cuda_engine.scratch_width(min(degree + 1, width)) == width
+
+
+def test_memo_scratch_width_is_a_power_of_two_above_the_least() -> None:
+    assert cuda_engine.scratch_width(5, memo=True) == cuda_engine.MEMO_MIN_WIDTH
+    assert cuda_engine.scratch_width(64_831, memo=True) == 65_536
+    assert cuda_engine.scratch_width(65_537, memo=True) == 131_072
+
+
+def test_degrees_of_one_step_share_a_scratch_width() -> None:
+    widths = {cuda_engine.scratch_width(d) for d in range(61_441, 65_537)}
+    assert widths == {65_536}
