@@ -269,7 +269,7 @@ BALANCES = {
     "flat32": engine.Balance(flat_below=32, unroll_min_k=4),  # allk4, lists flat below 32 pairs a candidate
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
-    "noprefetch": engine.Balance(prefetch_next=False),  # all but next candidates read early (PREFETCH_NEXT)
+    "prefetch": engine.Balance(prefetch_next=True),  # all, next candidates read early (DM_PREFETCH_NEXT)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)

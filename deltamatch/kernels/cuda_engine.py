@@ -513,7 +513,8 @@ class Balance:
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
     (bench/gpu/task_times.py, session 35).  Session 36 (H100): 0.087 against 0.096 us per source
-    entry, phase 0's slowest task 328 against 360 us, counts equal (its parity tests passed).
+    entry, phase 0's slowest task 328 against 360 us, counts equal (its parity tests passed); off,
+    since with drive_short off too match_shared spills 8 bytes (nvcc here).
     last_memo (with unroll, counting): the tasks of memo plans (`plan_table.memo_plans`: the house's
     roof-edge plans) run in a launch of their own (match_memo.cu), each sizing its last
     level once per distinct level-(k-2) vertex and weighing it by the prefixes that met it, as the
@@ -577,7 +578,7 @@ class Balance:
     pair_filter: bool = True
     list_checks: bool = True
     drive_short: bool = True
-    prefetch_next: bool = True
+    prefetch_next: bool = False
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -607,9 +608,10 @@ class Balance:
         for a batch with a pair table or (`pair_table` False) without one."""
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
-               ("DM_DRIVE_SHORT=0", self.drive_short), ("DM_PREFETCH_NEXT=0", self.prefetch_next))
+               ("DM_DRIVE_SHORT=0", self.drive_short))
+        prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        return tuple(define for define, on in off if not on) + factor
+        return tuple(define for define, on in off if not on) + prefetch + factor
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""

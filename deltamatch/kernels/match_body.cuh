@@ -601,14 +601,13 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
     }
 }
 
-// With DM_PREFETCH_NEXT (the default), a lane loads its candidate of the next warp step before checking this
+// With DM_PREFETCH_NEXT, a lane loads its candidate of the next warp step before checking this
 // step's: a step's checks read the candidate's degree, hub bit and pair filter word, all waiting on
 // the candidate's own read, and one warp alone builds a long source at about 3 us a step of 32
 // (bench/gpu/task_times.py, session 35: phase 0 of the RMAT-20 4-clique, 7.1 + 0.095 us per source
-// entry), so the next candidate's read overlaps this step's checks instead of starting the next
-// (session 36: 0.087 us per entry).
+// entry), so the next candidate's read overlaps this step's checks instead of starting the next.
 #ifndef DM_PREFETCH_NEXT
-#define DM_PREFETCH_NEXT 1
+#define DM_PREFETCH_NEXT 0
 #endif
 
 // Builds level l's set from `sc` into `dst` (every survivor, in order) or, with dst == nullptr,

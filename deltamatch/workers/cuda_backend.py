@@ -48,7 +48,7 @@ HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hu
 PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
 PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-pair lookups filtered first
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
-PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "1" (default) or "0": a set's next candidates read early
+PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "0" (default) or "1": a set's next candidates read early
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
@@ -92,18 +92,20 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
     DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off) and
-    DELTAMATCH_GPU_PIECE_MIN_DEGREE select (defaults: all on but filling and the memo's overlap)."""
+    DELTAMATCH_GPU_PIECE_MIN_DEGREE select (defaults: all on but filling, the memo's overlap and the
+    next candidates' early read)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
                  ("pair_filter", PAIR_FILTER_ENV), ("list_checks", LIST_CHECKS_ENV),
-                 ("drive_short", DRIVE_SHORT_ENV), ("prefetch_next", PREFETCH_NEXT_ENV),
+                 ("drive_short", DRIVE_SHORT_ENV),
                  ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV),
                  ("cost_by_set", COST_BY_SET_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
+    switches["prefetch_next"] = _switch(env, PREFETCH_NEXT_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     switches["flat_below"] = _count(env, FLAT_BELOW_ENV, engine.Balance.flat_below)
     switches["unroll_min_k"] = _count(env, UNROLL_MIN_K_ENV, engine.Balance.unroll_min_k)

@@ -15,6 +15,6 @@ def test_every_build_switch_is_compiled_flipped_either_way() -> None:
     each with and without statistics, once."""
     builds = every_build()
     assert len(builds) == len(set(builds))
-    for defines in [(), ("DM_PAIR_HASH=0",), ("DM_DRIVE_SHORT=0",), ("DM_PREFETCH_NEXT=0",),
-                    ("DM_PAIR_HASH=0", "DM_PREFETCH_NEXT=0"), ("DM_MEMO_FACTOR=1",)]:
+    for defines in [(), ("DM_PAIR_HASH=0",), ("DM_DRIVE_SHORT=0",), ("DM_PREFETCH_NEXT=1",),
+                    ("DM_PAIR_HASH=0", "DM_PREFETCH_NEXT=1"), ("DM_MEMO_FACTOR=1",)]:
         assert (False, defines) in builds and (True, defines) in builds

@@ -18,10 +18,10 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 # Each build a source is compiled in (cuda_engine.module): the match units (match.cu, match_memo.cu)
 # with and without statistics, without the pair loop's window, without a matched hub's bitmap
 # first, without the batch's pair table, with a pair list's checks made per pair, walking base
-# sets whatever their length, and reading a set's next candidates in turn.
+# sets whatever their length, and reading a set's next candidates early.
 MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
                 "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_LIST_CHECKS=0", "-DDM_DRIVE_SHORT=0",
-                "-DDM_PREFETCH_NEXT=0"]
+                "-DDM_PREFETCH_NEXT=1"]
 BUILDS = [(source, define) for source in SOURCES
           for define in (MATCH_BUILDS if source.name in ("match.cu", "match_memo.cu") else [""])]
 

@@ -337,7 +337,7 @@ def balances():
     out["flatbelow32-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=32)
     out["flatbelow2-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=2)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
-    out["prefetch0"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=False)  # candidates read in turn
+    out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
     # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes

@@ -110,9 +110,9 @@ def test_memo_overlap_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_OVERLAP": "1"}) == Balance(memo_overlap=True)
 
 
-def test_prefetch_next_switch_is_on_unless_off() -> None:
-    assert balance_from_env({}).prefetch_next
-    assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "0"}) == Balance(prefetch_next=False)
+def test_prefetch_next_switch_is_off_unless_set() -> None:
+    assert not balance_from_env({}).prefetch_next
+    assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "1"}) == Balance(prefetch_next=True)
 
 
 def test_memo_share_switch_is_on_unless_off() -> None:
@@ -184,8 +184,8 @@ def test_defines_name_the_builds_of_the_switches_flipped() -> None:
     assert Balance(pair_window=False, hub_first=False).defines() == ("DM_PAIR_WINDOW=0", "DM_HUB_FIRST=0")
     assert Balance(pair_hash=False).defines() == ("DM_PAIR_HASH=0",)
     assert Balance(drive_short=False).defines() == ("DM_DRIVE_SHORT=0",)
-    assert Balance(prefetch_next=False, drive_short=False).defines() == ("DM_DRIVE_SHORT=0",
-                                                                         "DM_PREFETCH_NEXT=0")
+    assert Balance(prefetch_next=True, drive_short=False).defines() == ("DM_DRIVE_SHORT=0",
+                                                                        "DM_PREFETCH_NEXT=1")
 
 
 def test_a_batch_without_a_pair_table_runs_the_searching_build() -> None:
