@@ -11,7 +11,7 @@ timeout 80 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --d
   --patterns 4-clique --ab-reps 3 --pipeline 20 --pipeline-fresh --pipeline-ab STABLE_SCRATCH \
   --pipeline-balances all,prefetch > $OUT/timeline-fresh-ab.log 2>&1
 echo "timeline fresh ab rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh-ab.log
-left=$(( 500 - $(elapsed) ))
+left=$(( 440 - $(elapsed) ))
 timeout $left python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
   > $OUT/gpu-tests-engine.log 2>&1
 echo "engine tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-engine.log; grep -E "^FAILED" $OUT/gpu-tests-engine.log | head
