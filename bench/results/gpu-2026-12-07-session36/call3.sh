@@ -10,6 +10,6 @@ timeout 170 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --
   --pipeline-balances all > $OUT/timeline-fresh-ab.log 2>&1
 echo "timeline fresh ab rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh-ab.log
 left=$(( 270 - $(elapsed) ))
-timeout $left python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "4-clique or diamond" \
+timeout $left python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py -k "clique or diamond" \
   > $OUT/gpu-tests-engine.log 2>&1
 echo "engine tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-engine.log; grep -E "^FAILED" $OUT/gpu-tests-engine.log | head
