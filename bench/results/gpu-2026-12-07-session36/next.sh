@@ -21,4 +21,4 @@ timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider tests/workers/test_cu
   tests/workers/test_triangle_table.py tests/bench/test_rmat.py tests/scheduler/test_warmup.py tests/test_api.py \
   > $OUT/gpu-tests-rest.log 2>&1
 echo "rest tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-rest.log
-# A second call: session 36's call2.sh (the repeated pipeline, issue 13's table --pipelined, the step clock).
+# The second call: next-2.sh (the repeated pipeline, issue 13's table --pipelined, the step clock).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 36, call 2: the pipeline on the repeated batch (three patterns), issue 13's table with
+# Written in session 36, NOT RUN (the next session's second call): the pipeline on the repeated batch (three patterns), issue 13's table with
 # --pipelined (session 35's next.sh, last step), and the 4-clique's joint count's step clock (the
 # host steps of a count, callees included).
 set -u
