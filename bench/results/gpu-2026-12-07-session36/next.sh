@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Written in session 36, NOT RUN (no machine came for the budget left): the next session's first
-# call.  STABLE_SCRATCH (session 36: a count's scratch kept at a stable size) is on by default and
-# has not run on a device: first its A/B on new batches (the 4-clique, RMAT-20, 1,000 with 10%
+# call.  STABLE_SCRATCH (session 36: a count's scratch kept at a stable size) is on by default; its
+# GPU tests have not run: first its A/B on new batches (the 4-clique, RMAT-20, 1,000 with 10%
 # deletions, joint; pieces on and off), then every engine GPU test and the other GPU tests on it,
 # then issue 13's table with --pipelined (each batch once: what the fix should change).  Carry
 # [".devbundle", ".commit"] (+ ".numba-cache.tgz" from a call of the same Python sources).
@@ -10,10 +10,16 @@ t0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - t0 )); }
 timeout 200 python3 bench/gpu/compile_builds.py > $OUT/compile.log 2>&1
 echo "compile rc $? at $(elapsed) s"; tail -1 $OUT/compile.log
-timeout 90 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint \
-  --patterns 4-clique --ab-reps 3 --pipeline 20 --pipeline-fresh --pipeline-ab STABLE_SCRATCH \
-  --pipeline-balances all,nopieces > $OUT/timeline-fresh-ab.log 2>&1
-echo "timeline fresh ab rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh-ab.log
+# STABLE_SCRATCH off in a process of its own (interleaved with on, the pool's rounded blocks serve
+# the off side too: session 36's call 3), then on, each on new batches.
+for stable in False True; do
+  timeout 90 python3 -c "import runpy, sys; sys.path.insert(0, 'bench/gpu')
+from deltamatch.kernels import cuda_engine; cuda_engine.STABLE_SCRATCH = $stable
+sys.argv = ['timeline.py'] + sys.argv[1:]; runpy.run_path('bench/gpu/timeline.py', run_name='__main__')" \
+    --scale 20 --batch 1000 --batches 3 --delete-fraction 0.1 --joint --patterns 4-clique --ab-reps 3 \
+    --pipeline 20 --pipeline-fresh --pipeline-balances all,nopieces > $OUT/timeline-fresh-stable-$stable.log 2>&1
+  echo "timeline fresh STABLE_SCRATCH=$stable rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh-stable-$stable.log
+done
 timeout 220 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
   > $OUT/gpu-tests-engine.log 2>&1
 echo "engine tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-engine.log; grep -E "^FAILED" $OUT/gpu-tests-engine.log | head
