@@ -17,7 +17,8 @@ timed only as a whole (`pipelined_batch`), as the service's replica runs it: the
 waits for the device around every update and count, and runs second, on rows the first run grew
 (on the RMAT-20 4-clique at 1,000 with deletions the two read the same in session 34; in session
 35, with seed pieces, the whole batch read 0.27-0.35 ms over the step-timed sum, and over what
-the same batch repeated read in timeline.py --pipeline on other machines).
+the same batch repeated read in timeline.py --pipeline on other machines; likely each new batch's
+scratch allocated from the device, which session 36 found and removed: cuda_engine.STABLE_SCRATCH).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """

@@ -420,7 +420,8 @@ def main() -> int:
                     "sees them, instead of the last batch again from G_old")
     ap.add_argument("--pipeline-ab", default="", metavar="SWITCH",
                     help="each --pipeline balance run with this boolean of cuda_engine on and off, "
-                    "interleaved (STABLE_SCRATCH, PINNED_UPLOAD, ...)")
+                    "interleaved (PINNED_UPLOAD, ...); not for a switch whose effect lives in CuPy's "
+                    "pool, such as STABLE_SCRATCH: there the on-runs' blocks serve the off-runs too")
     ap.add_argument("--pipeline-flush", action="store_true",
                     help="before each --pipeline run, 256 MiB of device memory overwritten (no row left "
                     "in L2): a repeated batch then reads its rows as a new one would")

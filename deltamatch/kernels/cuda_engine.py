@@ -1251,9 +1251,10 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
         return None
     balance = balance.for_pattern(plans.k)
     if graph.max_degree is not None:
-        width = scratch_width(max(1, graph.max_degree), memo)
+        widest = graph.max_degree
     else:
-        width = scratch_width(max(1, int(graph.degree.max()) if graph.degree.shape[0] else 1), memo)
+        widest = int(graph.degree.max()) if graph.degree.shape[0] else 1
+    width = scratch_width(max(1, widest), memo)
     per_warp = scratch_ints(width, plans.k, balance.memo_factor if memo else 0)
     if out is None and balance.seed_swap and plans.swaps:
         tasks = swapped_seeds(graph, plans, tasks)
