@@ -811,12 +811,14 @@ def free_bytes() -> int:
 
 
 def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
-                 tasks_per_warp: int = 1, fill: bool = False) -> Launch:
-    """Enough resident warps to fill the device, as many as scratch memory allows; a chunk small
-    enough that the queue balances (at least `tasks_per_warp`, what one warp step takes).  Without
-    `fill`, no more warps than there are tasks; with it (work sharing: warps left without a task
-    join the others' pair lists), every resident warp."""
-    by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
+                 tasks_per_warp: int = 1, fill: bool = False, free: int | None = None) -> Launch:
+    """Enough resident warps to fill the device, as many as scratch memory allows (`free`: a
+    `free_bytes()` the caller read, else read here); a chunk small enough that the queue balances
+    (at least `tasks_per_warp`, what one warp step takes).  Without `fill`, no more warps than
+    there are tasks; with it (work sharing: warps left without a task join the others' pair
+    lists), every resident warp."""
+    free = free_bytes() if free is None else free
+    by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
     resident = resident_blocks(function, match_unit(function))
     wanted = resident if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
     blocks = max(1, min(resident, wanted, by_memory))
@@ -1264,7 +1266,9 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     function = "match_flat" if flat else ("match_shared" if shared else "match_tasks")
     if memo:
         function = "match_memo_shared" if shared else "match_memo"
-    shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill)
+    free = free_bytes()
+    shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill,
+                         free=free)
     defer = balance.split and out is None and plans.k >= 4 and (balance.memo_chunks > 0 or not memo)
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     scratch = memo_scratch(shape.warps, per_warp) if memo else cp.empty(shape.warps * per_warp, cp.int32)
@@ -1273,7 +1277,7 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
                     _deferred_buffers(balance.defer_cost if defer else 0, counters), counters)
     heavy = heavy if defer and first == 0 and not balance.chunk and not memo else 0
     if heavy:
-        _launch_pieces(run, heavy, perm)
+        _launch_pieces(run, heavy, perm, free)
         if stats is not None:
             stats.pieced += heavy
     run.launch(function, 0, first + heavy, last, perm, shape)
@@ -1286,15 +1290,16 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
     return started
 
 
-def _launch_pieces(run: _MatchRun, heavy: int, perm) -> None:
+def _launch_pieces(run: _MatchRun, heavy: int, perm, free: int) -> None:
     """The level-2 sets of the first `heavy` tasks of `perm` built in `Balance.seed_pieces` pieces
     each (match.cu: match_pieces, which writes its pieces' records at the top of the record list)
-    and joined into one deferred set each (gather_pieces), queued before phase 0."""
+    and joined into one deferred set each (gather_pieces), queued before phase 0.  `free`: the
+    count's `free_bytes()` (the pieces take no scratch, so phase 0's does not change their shape)."""
     pieces = run.balance.seed_pieces
     n_pieces = heavy * pieces  # at most HOST_ORDER_MAX_TASKS * 32: records to spare above phase 0's
     # No scratch: a piece builds its range straight into the arena.
-    run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, launch_shape(n_pieces, 4, "match_pieces"),
-               pieces=pieces)
+    shape = launch_shape(n_pieces, 4, "match_pieces", free=free)
+    run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, shape, pieces=pieces)
     d = run.deferred
     kernel("match.cu", "gather_pieces")(
         (grid_blocks(32 * heavy),), (256,),
