@@ -19,6 +19,8 @@ waits for the device around every update and count, and runs second, on rows the
 35, with seed pieces, the whole batch read 0.27-0.35 ms over the step-timed sum, and over what
 the same batch repeated read in timeline.py --pipeline on other machines; likely each new batch's
 scratch allocated from the device, which session 36 found and removed: cuda_engine.STABLE_SCRATCH).
+The whole batch is timed twice: until the host holds every count (what the service waits for) and
+until the device is idle (a joint batch's deletions may still run: cuda_engine.READ_AHEAD).
 
     python bench/gpu/bench_gpu.py --scales 20,22 --out $OUT
 """
@@ -425,11 +427,13 @@ def timed_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np
 
 
 def pipelined_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins: np.ndarray, dview,
-                    joint: bool, args) -> tuple[dict[str, int], float] | None:
+                    joint: bool, args) -> tuple[dict[str, int], float, float] | None:
     """The batch of `timed_batch` in the same order, timed only as a whole: the host waits for the
     device only where the service's replica does (each count's per-task counts), so an update's
     kernels overlap the next count's host work.  Returns ({pattern: matches created less
-    destroyed}, seconds), None past the batch budget; g holds G_new either way."""
+    destroyed}, seconds until the host holds every count, seconds until the device is idle too: a
+    joint batch's deletions may still run once its counts are read, `cuda_engine.READ_AHEAD`), None
+    past the batch budget; g holds G_new either way."""
     net = dict.fromkeys(sides, 0)
     none = np.zeros((0, 2), dtype=ins.dtype)
     joint_view = dview.joint(dels.shape[0]) if joint else None
@@ -459,7 +463,8 @@ def pipelined_batch(g: GpuGraph, plans: dict, sides: dict, dels: np.ndarray, ins
                 net[name] += int(count(name, tasks["new"], dview).sum())
     except engine.DeadlineExceeded:
         return None
-    return net, tick() - t
+    counted = time.perf_counter() - t
+    return net, counted, tick() - t
 
 
 def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, args, writer, summary) -> None:
@@ -617,13 +622,13 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                                 log(f"  !! {name} batch {size}#{b} {side}: GPU != CPU")
                         if cpu_s is None or cpu_s > args.cpu_limit:
                             cpu_skip.add((name, size))
-                    pipe_s = None
+                    pipe_s = idle_s = None
                     if pipelined is not None:
-                        pipe_s = pipelined[1]
+                        _, pipe_s, idle_s = pipelined
                         if pipelined[0][name] != added - removed:
                             note = f"{note} MISMATCH pipelined".strip()
                             log(f"  !! {name} batch {size}#{b}: pipelined != step-timed")
-                        note = f"{note} pipelined_s {pipe_s:.6f}".strip()
+                        note = f"{note} pipelined_s {pipe_s:.6f} pipelined_idle_s {idle_s:.6f}".strip()
                     st = res["new"][2]
                     logical, sectors = stats_bytes(st)
                     writer.writerow(
@@ -647,7 +652,7 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                         }
                     )
                     rec = summary.setdefault((scale, name + label), {}).setdefault(size, [])
-                    rec.append((t_gpu, upd_s, cpu_s, added - removed, cpu_over, pipe_s))
+                    rec.append((t_gpu, upd_s, cpu_s, added - removed, cpu_over, pipe_s, idle_s))
                     # Kept counts come from the update's halves deletions first: the service runs them apart.
                     if name == "diamond" and table is not None and not joint:
                         same = kept_diamonds == added - removed
@@ -656,14 +661,16 @@ def run_scale(scale: int, patterns: list[str], sizes: list[int], batches: int, a
                                          "batch": b, "matches": kept_diamonds, "gpu_s": kept_s,
                                          "gpu_update_s": upd_s, "cpu_s": cpu_s, "note": note})
                         summary.setdefault((scale, "diamond kept" + label), {}).setdefault(size, []).append(
-                            (kept_s, upd_s, cpu_s, kept_diamonds, cpu_over, None))
+                            (kept_s, upd_s, cpu_s, kept_diamonds, cpu_over, None, None))
                         log(f"  batch {size:>6d}#{b} {name:10s} kept triangles: gpu {kept_s * 1e3:9.2f} ms "
                             f"({t_gpu / kept_s:6.1f}x the match run){'' if same else '  MISMATCH'}")
+                    piped = "" if pipe_s is None else f"  pipelined {pipe_s * 1e3:8.2f} ms"
+                    piped += "" if idle_s is None else f" (idle {idle_s * 1e3:.2f})"
                     log(
                         f"  batch {size:>6d}#{b} {name + label:10s} +{added:>14d} -{removed:>12d}  "
                         f"gpu {t_gpu * 1e3:9.2f} ms "
                         f"(kernels {kernel_s * 1e3:8.2f})  update {upd_s * 1e3:7.2f} ms"
-                        f"{'' if pipe_s is None else f'  pipelined {pipe_s * 1e3:8.2f} ms'}"
+                        f"{piped}"
                         f"  cpu {cpu_text(cpu_s, cpu_over):>12s}  {balance_note(st)} {note}"
                     )
                     if "old" in sides[name]:
@@ -880,7 +887,7 @@ def main() -> int:
     gpu_batch_time_plot([out / "gpu-bench.csv"], out / "gpu-batch-time.png")
     log(
         "\nsummary (median per batch): scale pattern size | gpu match ms | update ms | cpu ms | cpu/gpu | "
-        "recount ms | recount/(gpu+update) | pipelined ms | recount/pipelined"
+        "recount ms | recount/(gpu+update) | pipelined ms | recount/pipelined | pipelined to idle ms"
     )
     for key, rec in summary.items():
         if not isinstance(rec, dict):
@@ -900,10 +907,12 @@ def main() -> int:
             rc = summary.get((key[0], counted), {}).get("recount_s", float("nan"))
             pipes = [r[5] for r in runs if r[5] is not None]
             pm = float(np.median(pipes)) if pipes else float("nan")
+            idles = [r[6] for r in runs if r[6] is not None]
+            im = float(np.median(idles)) if idles else float("nan")
             log(
                 f"  {key[0]:2d} {key[1]:10s} {size:>6d} | {gm * 1e3:9.2f} | {um * 1e3:7.2f} | "
                 f"{cpu_col} | {ratio_col} | {rc * 1e3:9.1f} | {rc / (gm + um):8.1f} | {pm * 1e3:9.2f} | "
-                f"{rc / pm:8.1f}"
+                f"{rc / pm:8.1f} | {im * 1e3:9.2f}"
             )
     return 0
 

@@ -1323,12 +1323,50 @@ def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> No
     run.launch(started.function, 1, 0, n_chunks, order, grab, (entry, lo, hi))
 
 
-def finish_match(started: _Started) -> int:
+# A count with device work queued behind it before the host waits (`count_tasks`' `then`: a joint
+# batch's deletions) has its counters and per-task counts copied to pinned host memory right behind
+# its launches, and the host waits for those copies, not for the work `then` queued after them: the
+# batch's results come back while the deletions' update still runs.  Off: the reads wait for it too.
+READ_AHEAD = True
+
+
+class _ReadAhead(NamedTuple):
+    """A run's counters and per-task counts on their way to pinned host memory (`read_ahead`)."""
+
+    counters: np.ndarray
+    counts: np.ndarray | None
+    copied: Any  # the CUDA event recorded behind both copies
+
+
+def read_ahead(counters, counts=None) -> _ReadAhead:
+    """Copies of `counters` and `counts` (device arrays; counts optional) into pinned host memory,
+    queued on the current stream with an event behind them; valid once `copied` has happened."""
+    cp = cupy()
+    stream = cp.cuda.get_current_stream()
+    host = []
+    for array in (counters, counts):
+        if array is None:
+            host.append(None)
+            continue
+        pinned = cp.cuda.alloc_pinned_memory(max(array.nbytes, 1))
+        host.append(np.ndarray(array.shape, dtype=array.dtype, buffer=pinned))
+        if array.nbytes:
+            cp.cuda.runtime.memcpyAsync(host[-1].ctypes.data, array.data.ptr, array.nbytes,
+                                        cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+    return _ReadAhead(host[0], host[1], stream.record())
+
+
+def finish_match(started: _Started, ahead: _ReadAhead | None = None) -> int:
     """Waits for a started run, launching the fixed-size chunks of the tasks it deferred (phase 1
     with `Balance.chunk`: the cost chunks were queued by start_match), and returns the run's matches
-    (run_match's errors)."""
+    (run_match's errors).  `ahead`: the run's counters read ahead (`read_ahead`, for a run without
+    fixed-size chunks), waited for instead of the stream."""
     run, balance = started.run, started.run.balance
-    got = run.counters.get()  # the total and flags too
+    if ahead is not None:
+        ahead.copied.synchronize()
+        got = ahead.counters
+    else:
+        got = run.counters.get()  # the total and flags too
     n_chunks = int(got[CHUNKS])  # the cost chunks start_match queued
     n_deferred = min(int(got[DEFERRED]), run.deferred.cap) if started.defer and balance.chunk else 0
     if n_deferred:
@@ -1434,10 +1472,11 @@ def memo_stream():
 
 def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch, check_other: bool, counts,
                  order, balance: Balance, stats: KernelStats | None, budget_s: float | None,
-                 then: Callable[[], None] | None = None) -> int:
+                 then: Callable[[], None] | None = None) -> tuple[int, np.ndarray | None]:
     """run_match over the tasks, the memo plans' in a launch of their own (`_memo_parts`): first,
     or with `Balance.memo_overlap` queued on a stream of its own and finished after the rest; fills
-    `counts` (optional) per task and returns the total.  `order`: the whole list's heavy-first order
+    `counts` (optional) per task.  Returns the total, and `counts` on the host where they were read
+    ahead of `then`'s work (READ_AHEAD), else None.  `order`: the whole list's heavy-first order
     when it runs as one part (`uploaded_tasks`; None: each part ordered on the device).  `then`
     (count_tasks) runs once, before the wait for the last launches where none follows them on the
     current stream, else after every wait."""
@@ -1445,6 +1484,7 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
     main = cp.cuda.get_current_stream()
     balance = balance.for_pattern(p.k)
     total = 0
+    ahead = None
     beside = None  # the memo's run on its own stream, with what it reads, until it is finished
     pending = [then] if then is not None else []
     parts = _memo_parts(p, t, balance)
@@ -1473,8 +1513,10 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
                                   stats=stats, budget_s=budget_s, memo=memo, heavy=heavy)
             # Fixed chunks launch after the wait, and a memo's stream does not order behind `then`'s work.
             if pending and i == len(parts) - 1 and beside is None and not (started.defer and balance.chunk):
+                if READ_AHEAD and index is None:
+                    ahead = read_ahead(started.run.counters, counts)
                 pending.pop()()
-            total += finish_match(started)
+            total += finish_match(started, ahead)
             if index is not None and counts is not None:
                 counts[index] = part_counts
         if beside is not None:
@@ -1488,7 +1530,8 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
     finally:  # a run that raised leaves the memo's launch running on the arrays held above
         if beside is not None:
             beside[2].synchronize()
-    return total
+    # A copy: the pinned buffer goes back to CuPy's pool.
+    return total, None if ahead is None or ahead.counts is None else ahead.counts.copy()
 
 
 def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
@@ -1502,8 +1545,9 @@ def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
     g, p = device_graph(graph), _plans(plans)
     t, order = uploaded_tasks(g, p, tasks, balance)
     counts = cupy().zeros(t.size, dtype=cupy().int64)
-    _count_parts(g, p, t, device_batch(batch), check_other, counts, order, balance, stats, budget_s, then)
-    return counts.get()
+    _, read = _count_parts(g, p, t, device_batch(batch), check_other, counts, order, balance, stats, budget_s,
+                           then)
+    return counts.get() if read is None else read
 
 
 def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,
@@ -1512,7 +1556,7 @@ def count_total(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
     """The sum of `count_tasks` without per-task counts (static counting)."""
     g, p = device_graph(graph), _plans(plans)
     t, order = uploaded_tasks(g, p, tasks, balance)
-    return _count_parts(g, p, t, device_batch(batch), check_other, None, order, balance, stats, budget_s)
+    return _count_parts(g, p, t, device_batch(batch), check_other, None, order, balance, stats, budget_s)[0]
 
 
 def list_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, tasks: TaskList | DeviceTasks,

@@ -167,6 +167,53 @@ def test_mixed_batches_equal_cpu_replica(name: str, induced: bool, joint: bool) 
     assert gpu.static_count(1, 0, 1) == cpu.static_count(1, 0, 1)
 
 
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["ahead", "behind"])
+@pytest.mark.parametrize("name", ["4-clique", "diamond", "4-cycle", "house"])
+def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A joint batch that lists nothing (its deletions queued behind the count's launches, the counts
+    read ahead of them or behind) gives the CPU replica's counts, and leaves the same graph."""
+    from deltamatch.kernels import cuda_engine
+    from deltamatch.workers.cuda_backend import CudaBackend
+
+    monkeypatch.setattr(cuda_engine, "READ_AHEAD", read_ahead)
+    rng = np.random.default_rng(5 + len(name))
+    n = 40
+    gpu, cpu = GraphReplica(CudaBackend(joint_sides=True)), GraphReplica("cpu")
+    for replica in (gpu, cpu):
+        replica.apply_only(1, replica.normalize(random_edges(rng, n, 150), None))
+        replica.register(1, plans_of(name, False))
+    for version in range(2, 6):
+        present = gpu.graph.edges()
+        dele = present[rng.choice(present.shape[0], size=12, replace=False)]
+        ins = rng.integers(0, n + 4, size=(14, 2))
+        ins = ins[ins[:, 0] != ins[:, 1]]
+        results = []
+        for replica in (gpu, cpu):
+            batch = replica.normalize(ins, dele)
+            plans = replica.patterns[1].batch
+            tasks = {1: (batch_tasks(plans, batch.changed, batch.deleted.shape[0], OLD),
+                         batch_tasks(plans, batch.changed, batch.deleted.shape[0], NEW))}
+            plan = BatchPlan(version, batch, tasks, 0)
+            assert replica is cpu or replica.joint_sides(plan)
+            results.append(replica.execute(plan))
+        for side in ("removed", "added"):
+            assert getattr(results[0], side)[1].count == getattr(results[1], side)[1].count
+        np.testing.assert_array_equal(gpu.graph.edges(), cpu.graph.edges())
+
+
+def test_read_ahead_copies_counters_and_counts() -> None:
+    from deltamatch.kernels import cuda_engine
+
+    cp = cuda_engine.cupy()
+    counters, counts = cp.arange(7, dtype=cp.uint64), cp.arange(1000, 0, -1, dtype=cp.int64)
+    ahead = cuda_engine.read_ahead(counters, counts)
+    ahead.copied.synchronize()
+    np.testing.assert_array_equal(ahead.counters, counters.get())
+    np.testing.assert_array_equal(ahead.counts, counts.get())
+    assert cuda_engine.read_ahead(counters).counts is None
+
+
 def static_listing_case(name: str):
     """A hub graph's static tasks of `name` and their GPU counts: (graph, plans, tasks, batch, counts)."""
     from deltamatch.kernels import cuda_engine

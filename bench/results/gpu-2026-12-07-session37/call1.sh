@@ -17,7 +17,7 @@ sys.argv = ['timeline.py'] + sys.argv[1:]; runpy.run_path('bench/gpu/timeline.py
     --pipeline 20 --pipeline-fresh --pipeline-balances all,nopieces > $OUT/timeline-fresh-stable-$stable.log 2>&1
   echo "timeline fresh STABLE_SCRATCH=$stable rc $? at $(elapsed) s"; grep -A5 "^pipeline" $OUT/timeline-fresh-stable-$stable.log
 done
-timeout 220 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
+timeout 260 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
   > $OUT/gpu-tests-engine.log 2>&1
 echo "engine tests rc $? at $(elapsed) s"; tail -2 $OUT/gpu-tests-engine.log; grep -E "^FAILED" $OUT/gpu-tests-engine.log | head
 timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider tests/workers/test_cuda_backend.py \
