@@ -1541,7 +1541,8 @@ def count_tasks(graph: GraphView | DeviceGraph, plans: PlanTable | DevicePlans, 
     """Matches found by each task (int64[T], host): the CPU engine's `count_tasks`.  `then`, when
     given, runs once on the host after the count's launches are queued and, where it can, before
     the host waits for them: device work it queues on the current stream runs after them (a joint
-    batch's deletions, `GraphReplica.execute`), and its host time overlaps theirs."""
+    batch's deletions, `GraphReplica.execute`), and its host time overlaps theirs; with READ_AHEAD
+    the counts return without waiting for that work."""
     g, p = device_graph(graph), _plans(plans)
     t, order = uploaded_tasks(g, p, tasks, balance)
     counts = cupy().zeros(t.size, dtype=cupy().int64)
