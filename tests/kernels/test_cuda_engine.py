@@ -180,8 +180,9 @@ def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
     rng = np.random.default_rng(5 + len(name))
     n = 40
     gpu, cpu = GraphReplica(CudaBackend(joint_sides=True)), GraphReplica("cpu")
+    base = random_edges(rng, n, 150)
     for replica in (gpu, cpu):
-        replica.apply_only(1, replica.normalize(random_edges(rng, n, 150), None))
+        replica.apply_only(1, replica.normalize(base, None))
         replica.register(1, plans_of(name, False))
     for version in range(2, 6):
         present = gpu.graph.edges()
