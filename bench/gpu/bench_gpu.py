@@ -273,6 +273,7 @@ BALANCES = {
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "prefetch": engine.Balance(prefetch_next=True),  # all, next candidates read early (DM_PREFETCH_NEXT)
+    "blocks4": engine.Balance(blocks_per_sm=4),  # all, the match kernels at 64 registers (DM_MIN_BLOCKS 4)
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)

@@ -452,6 +452,7 @@ def word(array, index: int) -> np.uint64:
 
 
 MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
+BLOCKS_PER_SM = (3, 4)  # Balance.blocks_per_sm's builds
 
 
 @dataclass(frozen=True)
@@ -509,6 +510,15 @@ class Balance:
     drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
+    blocks_per_sm: the resident blocks an SM match_tasks, match_shared and match_pieces are built
+    for (match_body.cuh's DM_MIN_BLOCKS: another value is a build of its own): 3, up to 80 registers
+    without spills (24 of an SM's 64 warps); 4, capped at 64 registers (32 warps, half the peak),
+    where match_tasks spills 244 bytes and match_shared 344 (nvcc here).  Session 37 (H100, Nsight
+    Compute, RMAT-20): at 4 the long launches ran 16-17% shorter for the diamond and the 4-cycle
+    (4.93 against 4.12 ms at 1,000, 51.8 against 43.0 ms at 10^4) and 2% for the 4-clique, with
+    warps active 46.6-49.7% of peak against 35.3-37.3%; the repeated joint batch (4-clique and
+    4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms.  3 stays the default: the kernels are
+    held to no spills (tests/kernels/test_cuda_build.py).
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
@@ -579,6 +589,7 @@ class Balance:
     list_checks: bool = True
     drive_short: bool = True
     prefetch_next: bool = False
+    blocks_per_sm: int = 3
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -591,6 +602,8 @@ class Balance:
     def __post_init__(self) -> None:
         if not 0 <= self.seed_pieces <= MAX_SEED_PIECES:
             raise ValueError(f"seed_pieces: expected 0 to {MAX_SEED_PIECES}, got {self.seed_pieces}")
+        if self.blocks_per_sm not in BLOCKS_PER_SM:
+            raise ValueError(f"blocks_per_sm: expected one of {BLOCKS_PER_SM}, got {self.blocks_per_sm}")
 
     def for_pattern(self, k: int) -> Balance:
         """The switches a plan table of `k`-vertex patterns runs under: unroll (and with it steal
@@ -611,7 +624,9 @@ class Balance:
                ("DM_DRIVE_SHORT=0", self.drive_short))
         prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        return tuple(define for define, on in off if not on) + prefetch + factor
+        blocks = (
+            () if self.blocks_per_sm == Balance.blocks_per_sm else (f"DM_MIN_BLOCKS={self.blocks_per_sm}",))
+        return tuple(define for define, on in off if not on) + prefetch + factor + blocks
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""

@@ -49,7 +49,12 @@
 // without them ptxas may pick fewer registers than the cap allows and spill.  match_memo_shared,
 // which carries both the memo's and the sharing's code, spills at 80: it gets two blocks (a cap of
 // 128), and the host sizes its launch from the kernel's own attributes (cuda_engine.resident_blocks).
+// DM_MIN_BLOCKS (match_tasks, match_shared, match_pieces) is Balance.blocks_per_sm's: 4 caps them at
+// 64 registers, half the peak's warps, where match_tasks spills 244 bytes and match_shared 344.
+#ifndef DM_MIN_BLOCKS
 #define DM_MIN_BLOCKS 3
+#endif
+#define DM_MIN_BLOCKS_MEMO 3
 #define DM_MIN_BLOCKS_FLAT 4
 #define DM_MIN_BLOCKS_MEMO_SHARED 2
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.

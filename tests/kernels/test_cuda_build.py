@@ -1,4 +1,5 @@
-"""Every CUDA source compiles for sm_90 with nvcc, without register spills (no GPU needed)."""
+"""Every CUDA source compiles for sm_90 with nvcc, without register spills but in the one build
+allowed them (no GPU needed)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,14 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 # Each build a source is compiled in (cuda_engine.module): the match units (match.cu, match_memo.cu)
 # with and without statistics, without the pair loop's window, without a matched hub's bitmap
 # first, without the batch's pair table, with a pair list's checks made per pair, walking base
-# sets whatever their length, and reading a set's next candidates early.
+# sets whatever their length, reading a set's next candidates early, and at four blocks an SM.
 MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
                 "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_LIST_CHECKS=0", "-DDM_DRIVE_SHORT=0",
-                "-DDM_PREFETCH_NEXT=1"]
+                "-DDM_PREFETCH_NEXT=1", "-DDM_MIN_BLOCKS=4"]
+# The one build allowed to spill, and how much: Balance.blocks_per_sm = 4 caps match_tasks and
+# match_shared at 64 registers, where they spill (244 and 344 bytes of stores, nvcc 13 here,
+# session 37); it is opt-in, and measured faster on the device all the same (Balance's docstring).
+SPILL_BYTES_ALLOWED = {"-DDM_MIN_BLOCKS=4": 384}
 BUILDS = [(source, define) for source in SOURCES
           for define in (MATCH_BUILDS if source.name in ("match.cu", "match_memo.cu") else [""])]
 
@@ -49,10 +54,10 @@ def test_there_are_sources() -> None:
 
 
 @pytest.mark.parametrize(("source", "define"), BUILDS, ids=[f"{s.name}{d}" for s, d in BUILDS])
-def test_compiles_without_spills(source: Path, define: str, reports: dict) -> None:
+def test_compiles_without_spills_but_where_allowed(source: Path, define: str, reports: dict) -> None:
     result = reports[(source, define)]
     assert result.returncode == 0, f"{source.name} failed to compile:\n{result.stderr}"
     report = result.stderr
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", report)]
     assert spills, f"no resource report for {source.name}:\n{report}"
-    assert max(spills) == 0, f"{source.name} spills registers:\n{report}"
+    assert max(spills) <= SPILL_BYTES_ALLOWED.get(define, 0), f"{source.name} spills registers:\n{report}"

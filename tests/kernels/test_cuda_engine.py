@@ -386,6 +386,7 @@ def balances():
     out["flatbelow2-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=2)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
+    out["blocks4"] = Balance(defer_cost=2, share_pairs=1, blocks_per_sm=4)  # the kernels at 64 registers
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
     # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes

@@ -115,6 +115,22 @@ def test_prefetch_next_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "1"}) == Balance(prefetch_next=True)
 
 
+def test_blocks_per_sm_come_from_the_environment() -> None:
+    assert balance_from_env({}).blocks_per_sm == 3
+    assert balance_from_env({"DELTAMATCH_GPU_BLOCKS_PER_SM": "4"}) == Balance(blocks_per_sm=4)
+    assert Balance(blocks_per_sm=4).defines() == ("DM_MIN_BLOCKS=4",)
+    assert Balance().defines() == ()
+
+
+@pytest.mark.parametrize("value", ["2", "5", "four"])
+def test_blocks_per_sm_must_be_three_or_four(value: str) -> None:
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_BLOCKS_PER_SM"):
+        balance_from_env({"DELTAMATCH_GPU_BLOCKS_PER_SM": value})
+    if value.isdigit():
+        with pytest.raises(ValueError, match="blocks_per_sm"):
+            Balance(blocks_per_sm=int(value))
+
+
 def test_memo_share_switch_is_on_unless_off() -> None:
     assert balance_from_env({}).memo_share
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_SHARE": "0"}) == Balance(memo_share=False)
