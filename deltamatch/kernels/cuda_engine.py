@@ -787,9 +787,12 @@ def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
     return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo_factor else 0)
 
 
-def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu") -> int:
-    """Blocks of 256 threads of a kernel the device holds at once (register-limited occupancy)."""
-    return _resident_blocks(device_id(), module_name, function)
+def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu", stats: bool = False,
+                    defines: tuple[str, ...] = ()) -> int:
+    """Blocks of 256 threads of a kernel the device holds at once (register-limited occupancy), in
+    the build that `stats` and `defines` select (`kernel`): builds differ in registers
+    (`Balance.blocks_per_sm`)."""
+    return _resident_blocks(device_id(), module_name, function, stats, defines)
 
 
 GRID_BLOCKS_PER_SM = 32  # the most blocks a grid-stride launch takes per SM (its loop covers the rest)
@@ -807,8 +810,9 @@ def _sm_count(device: int) -> int:
 
 
 @functools.cache
-def _resident_blocks(device: int, module_name: str, function: str) -> int:
-    fn = kernel(module_name, function)
+def _resident_blocks(device: int, module_name: str, function: str, stats: bool,
+                     defines: tuple[str, ...]) -> int:
+    fn = kernel(module_name, function, stats, defines)
     threads = WARPS_PER_BLOCK * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
     return per_sm * _sm_count(device)
@@ -827,15 +831,16 @@ def free_bytes() -> int:
 
 
 def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks",
-                 tasks_per_warp: int = 1, fill: bool = False, free: int | None = None) -> Launch:
-    """Enough resident warps to fill the device, as many as scratch memory allows (`free`: a
-    `free_bytes()` the caller read, else read here); a chunk small enough that the queue balances
-    (at least `tasks_per_warp`, what one warp step takes).  Without `fill`, no more warps than
-    there are tasks; with it (work sharing: warps left without a task join the others' pair
-    lists), every resident warp."""
+                 tasks_per_warp: int = 1, fill: bool = False, free: int | None = None, stats: bool = False,
+                 defines: tuple[str, ...] = ()) -> Launch:
+    """Enough resident warps of `function`'s build (`stats`, `defines`) to fill the device, as many
+    as scratch memory allows (`free`: a `free_bytes()` the caller read, else read here); a chunk
+    small enough that the queue balances (at least `tasks_per_warp`, what one warp step takes).
+    Without `fill`, no more warps than there are tasks; with it (work sharing: warps left without
+    a task join the others' pair lists), every resident warp."""
     free = free_bytes() if free is None else free
     by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
-    resident = resident_blocks(function, match_unit(function))
+    resident = resident_blocks(function, match_unit(function), stats, defines)
     wanted = resident if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
     blocks = max(1, min(resident, wanted, by_memory))
     warps = blocks * WARPS_PER_BLOCK
@@ -1191,7 +1196,7 @@ class _MatchRun:
         self._kept = (_ptr(g.hub_row),
                       _ptr(p.kept_j if g.tt_keys is not None else None), _ptr(g.tt_keys), _ptr(g.tt_t),
                       np.int32(g.tt_bits))
-        self._defines = self.balance.defines(pair_table=b.pair_keys is not None)
+        self._defines = _match_defines(self.balance, b)
 
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None, pieces: int = 0) -> None:
@@ -1218,6 +1223,11 @@ class _MatchRun:
         with kernel_time(self.stats):
             match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
         self.stats.add(raw.get(), busy.get())
+
+
+def _match_defines(balance: Balance, batch: DeviceBatch) -> tuple[str, ...]:
+    """The defines of the match build a run under `balance` launches for `batch`."""
+    return balance.defines(pair_table=batch.pair_keys is not None)
 
 
 class _Started(NamedTuple):
@@ -1284,7 +1294,7 @@ def start_match(graph: DeviceGraph, plans: DevicePlans, tasks: DeviceTasks, batc
         function = "match_memo_shared" if shared else "match_memo"
     free = free_bytes()
     shape = launch_shape(n, 4 * per_warp, function, 32 if flat else 1, fill=shared and balance.fill,
-                         free=free)
+                         free=free, stats=stats is not None, defines=_match_defines(balance, batch))
     defer = balance.split and out is None and plans.k >= 4 and (balance.memo_chunks > 0 or not memo)
     counters = cp.zeros(COUNTERS, dtype=cp.uint64)
     scratch = memo_scratch(shape.warps, per_warp) if memo else cp.empty(shape.warps * per_warp, cp.int32)
@@ -1314,7 +1324,8 @@ def _launch_pieces(run: _MatchRun, heavy: int, perm, free: int) -> None:
     pieces = run.balance.seed_pieces
     n_pieces = heavy * pieces  # at most HOST_ORDER_MAX_TASKS * 32: records to spare above phase 0's
     # No scratch: a piece builds its range straight into the arena.
-    shape = launch_shape(n_pieces, 4, "match_pieces", free=free)
+    shape = launch_shape(n_pieces, 4, "match_pieces", free=free, stats=run.stats is not None,
+                         defines=run._defines)
     run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, shape, pieces=pieces)
     d = run.deferred
     kernel("match.cu", "gather_pieces")(
@@ -1328,7 +1339,8 @@ def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> No
     run = started.run
     # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
     per_warp = started.per_warp
-    grab = launch_shape(n_chunks, 4 * per_warp, started.function)
+    grab = launch_shape(n_chunks, 4 * per_warp, started.function, stats=run.stats is not None,
+                        defines=run._defines)
     if grab.warps > started.shape.warps:
         if STABLE_SCRATCH and not started.memo:
             # Phase 0's scratch back to the pool first (stream-ordered: phase 1 runs after phase 0

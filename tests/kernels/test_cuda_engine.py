@@ -203,6 +203,19 @@ def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
         np.testing.assert_array_equal(gpu.graph.edges(), cpu.graph.edges())
 
 
+def test_a_four_block_build_is_launched_with_four_blocks_an_sm() -> None:
+    """The launch of a build is sized by that build's registers: Balance.blocks_per_sm = 4's
+    match_tasks holds a third more blocks than the default's (session 37's call 3 sized it by the
+    default build's)."""
+    from deltamatch.kernels import cuda_engine
+
+    four = cuda_engine.Balance(blocks_per_sm=4).defines()
+    default = cuda_engine.resident_blocks("match_tasks", "match.cu")
+    assert cuda_engine.resident_blocks("match_tasks", "match.cu", defines=four) == default // 3 * 4
+    shape = cuda_engine.launch_shape(10**6, 4, "match_tasks", defines=four)
+    assert shape.blocks == default // 3 * 4
+
+
 def test_read_ahead_copies_counters_and_counts() -> None:
     from deltamatch.kernels import cuda_engine
 
