@@ -28,7 +28,8 @@
 # (bench/gpu/ncu_batch.py --lineinfo; PROFILE_ARGS its arguments, default the RMAT-20 4-cycle at
 # 10^4; NCU_ARGS the sections and launches, default phase 1's launch; PROFILE_TIMEOUT): where the
 # warps stall, per SASS instruction.  Step "script" runs the file DEVCHECK_SCRIPT under this environment
-# (a session's own measurements, kept beside their logs).
+# (a session's own measurements, kept beside their logs), with $L, a logs folder that comes back
+# packed, and `elapsed`, the script's seconds so far.
 # Folders under $OUT come back packed as $OUT/outputs.tgz.
 # CuPy's kernel cache is .cupy-cache (ignored): it comes back as $OUT/cupy-cache.tgz.  Copy that to
 # .cupy-cache.tgz (ignored) and carry it beside .devbundle (unpacked, the cache and the bundle pass
@@ -159,6 +160,13 @@ for step in $STEPS; do
         > "$OUT/profile/sass.csv" 2>&1 || echo "ncu could not print the source page: read match.ncu-rep"
       $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt" ;;
     script)
+      # The script gets $L, a folder under $OUT for its logs (packed into outputs.tgz: loose files
+      # past a count do not come back), and `elapsed`, the seconds since it started.
+      export L="$OUT/logs" DEVCHECK_T0
+      DEVCHECK_T0=$(date +%s)
+      mkdir -p "$L"
+      elapsed() { echo $(( $(date +%s) - DEVCHECK_T0 )); }
+      export -f elapsed
       bash "${DEVCHECK_SCRIPT:?the file to run}" || status=1 ;;
     *) echo "unknown step $step" >&2; status=1 ;;
   esac

@@ -6,11 +6,8 @@
 # in a process of its own (their scratch sizes differ: interleaved, CuPy's pool serves both), the
 # 4-clique alone then the 4-clique and 4-cycle; then issue 13's 4-clique row with the recount beside
 # it (--pipelined, one pattern), and prefetch_next on the three-pattern batch (8.5% in call 2).
+# device-check.sh's script step gives it $L (its logs folder) and `elapsed`.
 set -u
-t0=$(date +%s)
-elapsed() { echo $(( $(date +%s) - t0 )); }
-L=$OUT/logs  # a folder: device-check.sh packs it into outputs.tgz (loose files past a count are lost)
-mkdir -p $L
 timeout 260 python3 bench/gpu/compile_builds.py > $L/compile.log 2>&1
 echo "compile rc $? at $(elapsed) s"; tail -1 $L/compile.log
 timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
