@@ -1557,6 +1557,8 @@ def _count_parts(g: DeviceGraph, p: DevicePlans, t: DeviceTasks, b: DeviceBatch,
     finally:  # a run that raised leaves the memo's launch running on the arrays held above
         if beside is not None:
             beside[2].synchronize()
+        if ahead is not None:  # (`then` raised): its copies land before their pinned memory is freed
+            ahead.copied.synchronize()
     # A copy: the pinned buffer goes back to CuPy's pool.
     return total, None if ahead is None or ahead.counts is None else ahead.counts.copy()
 
