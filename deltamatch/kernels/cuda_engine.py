@@ -755,9 +755,9 @@ PIECE_ARENA_INTS = ARENA_INTS // 4
 # device for a new block of gigabytes (phase 1's 3,168 warps of 1.5 MB): from the insertions queued
 # to the 4-clique's count launched, 1.90 ms on new RMAT-20 batches against 0.56 on a repeated one
 # (timeline.py --pipeline-fresh against --pipeline-flush, session 36, H100; under cProfile, 2.4 ms
-# a count in _launch_chunks' cupy.empty).  On: new batches 1.279 ms a batch against 3.350 before
-# (another H100; per-task counts equal on, off and unsplit).  Its off side runs in a process of its
-# own: interleaved, the on-runs' rounded blocks in the pool serve it too.
+# a count in _launch_chunks' cupy.empty).  On: new batches 1.494 ms a batch against 3.058 off, each
+# side in a process of its own on one H100 (session 37; per-task counts equal on, off and unsplit,
+# session 36).  Interleaved, the on-runs' rounded blocks in the pool serve the off side too.
 STABLE_SCRATCH = True
 WIDTH_STEP_BITS = 4  # STABLE_SCRATCH's width: a multiple of 2^(bits of the degree - 4), at most 1/8 more
 
@@ -1197,6 +1197,11 @@ class _MatchRun:
                       np.int32(g.tt_bits))
         self._defines = _match_defines(self.balance, b)
 
+    def shape(self, n_items: int, per_warp_bytes: int, function: str, free: int | None = None) -> Launch:
+        """`launch_shape` of a launch of this run's build of `function`."""
+        return launch_shape(n_items, per_warp_bytes, function, free=free, stats=self.stats is not None,
+                            defines=self._defines)
+
     def launch(self, function: str, phase: int, first: int, last: int, perm, shape: Launch,
                chunks=None, pieces: int = 0) -> None:
         cp = cupy()
@@ -1323,9 +1328,8 @@ def _launch_pieces(run: _MatchRun, heavy: int, perm, free: int) -> None:
     pieces = run.balance.seed_pieces
     n_pieces = heavy * pieces  # at most HOST_ORDER_MAX_TASKS * 32: records to spare above phase 0's
     # No scratch: a piece builds its range straight into the arena.
-    shape = launch_shape(n_pieces, 4, "match_pieces", free=free, stats=run.stats is not None,
-                         defines=run._defines)
-    run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, shape, pieces=pieces)
+    run.launch("match_pieces", PIECES_PHASE, 0, n_pieces, perm, run.shape(n_pieces, 4, "match_pieces", free),
+               pieces=pieces)
     d = run.deferred
     kernel("match.cu", "gather_pieces")(
         (grid_blocks(32 * heavy),), (256,),
@@ -1338,8 +1342,7 @@ def _launch_chunks(started: _Started, entry, lo, hi, order, n_chunks: int) -> No
     run = started.run
     # The chunks get a launch of their own size: phase 0 of a small batch may have had few warps.
     per_warp = started.per_warp
-    grab = launch_shape(n_chunks, 4 * per_warp, started.function, stats=run.stats is not None,
-                        defines=run._defines)
+    grab = run.shape(n_chunks, 4 * per_warp, started.function)
     if grab.warps > started.shape.warps:
         if STABLE_SCRATCH and not started.memo:
             # Phase 0's scratch back to the pool first (stream-ordered: phase 1 runs after phase 0

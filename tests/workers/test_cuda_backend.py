@@ -123,12 +123,15 @@ def test_blocks_per_sm_come_from_the_environment() -> None:
 
 
 @pytest.mark.parametrize("value", ["2", "5", "four"])
-def test_blocks_per_sm_must_be_three_or_four(value: str) -> None:
+def test_blocks_per_sm_from_the_environment_must_be_three_or_four(value: str) -> None:
     with pytest.raises(ValueError, match="DELTAMATCH_GPU_BLOCKS_PER_SM"):
         balance_from_env({"DELTAMATCH_GPU_BLOCKS_PER_SM": value})
-    if value.isdigit():
-        with pytest.raises(ValueError, match="blocks_per_sm"):
-            Balance(blocks_per_sm=int(value))
+
+
+@pytest.mark.parametrize("blocks", [2, 5])
+def test_a_balance_of_other_blocks_per_sm_is_refused(blocks: int) -> None:
+    with pytest.raises(ValueError, match="blocks_per_sm"):
+        Balance(blocks_per_sm=blocks)
 
 
 def test_memo_share_switch_is_on_unless_off() -> None:
