@@ -219,6 +219,11 @@ struct WarpState {
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
     dm_i64 task;
+    // The warp's clock (busy): when it started, then how long it worked (lane 0's; here rather than
+    // in registers, which the search would spill at four blocks an SM).
+    dm_u64 started;
+    dm_u64 worked;
+    dm_u64 mine;
     dm_u64 lists;  // pair lists this warp has published (their ids on the board)
     // The pair loop's window start (step_owner) and its list's checks; here rather than in
     // registers, which match_tasks and match_shared would spill.
@@ -1569,7 +1574,7 @@ __device__ dm_u64 deferral_cost(const Ctx& c, const WarpState& s, int lane) {
 }
 
 // Lane 0 sets the seed; returns false when the seed's own bound rejects it.
-__device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, int lane) {
+__device__ bool seed(const Ctx& c, WarpState& s, int u, int v, int p, int lane) {
     const int lt1 = c.lt[p * DM_MAX_K + 1];
     const int gt1 = c.gt[p * DM_MAX_K + 1];
     if (u == v || ((lt1 & 1) && v > u) || ((gt1 & 1) && v < u)) {
@@ -1584,7 +1589,6 @@ __device__ bool seed(const Ctx& c, WarpState& s, dm_i64 t, int u, int v, int p, 
         s.moff[0] = c.off[u];
         s.moff[1] = c.off[v];
         s.fresh = 0;
-        s.task = t;
     }
     __syncwarp();
     return true;
@@ -1616,7 +1620,7 @@ __device__ void run_pieces(const Ctx& c, WarpState& s, int lane, const int* tu, 
         int n = 0;
         // Past the deadline a piece is left empty, but its record is still written: gather_pieces
         // reads every one.
-        if (!expired(c, lane) && seed(c, s, t, tu[t], tv[t], p, lane)) {
+        if (!expired(c, lane) && seed(c, s, tu[t], tv[t], p, lane)) {
             const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
             Source sc = level_source<true>(c, s, lm, p, 2, st);
             const dm_i64 len = sc.hi - sc.lo;
@@ -1696,11 +1700,15 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
     if constexpr (SHARE || MEMO) {
         out = nullptr;  // sharing and the memo count only: the listing code and its registers compile out
     }
+    if constexpr (!DM_STATS) {
+        stats = nullptr;
+    }
     __shared__ WarpState shared[DM_WARPS_PER_BLOCK];
     const int lane = threadIdx.x & 31;
     WarpState& s = shared[threadIdx.x >> 5];
-    const dm_i64 warp = ((dm_i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const dm_u64 started = busy != nullptr ? dm_globaltimer() : 0;
+    if (busy != nullptr && lane == 0) {
+        s.started = dm_globaltimer();
+    }
     Ctx c;
     c.off = offsets;
     c.deg = degree;
@@ -1749,20 +1757,20 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         run_pieces(c, s, lane, tu, tv, tr, tp, perm, n_tasks, pieces, queue, arena, arena_size, arena_used,
                    defer_task + rec0, defer_off + rec0, defer_len + rec0, st);
         if (busy != nullptr && lane == 0) {
-            busy[warp] = dm_globaltimer() - started;
+            busy[warp_id()] = dm_globaltimer() - s.started;
         }
         return;
     }
     if (lane == 0) {
         s.lists = 0;
+        s.mine = 0;
         if (c.share > 0) {
             atomicAdd(active, 1ull);
         }
     }
     __syncwarp();
-    const Scratch sc = warp_scratch(scratch, width, k, warp, MEMO, s, lane);
+    const Scratch sc = warp_scratch(scratch, width, k, warp_id(), MEMO, s, lane);
     Stats st = {};
-    dm_u64 mine = 0;
     dm_u64 ran = 0;
     dm_u64 deferred = 0;
     while (true) {
@@ -1780,7 +1788,10 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
         if constexpr (FLAT) {
             for (dm_i64 g = lo; g < hi; g += 32) {
-                mine += dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
+                const dm_u64 found = dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
+                if (lane == 0) {
+                    s.mine += found;
+                }
             }
             ran += hi - lo;
         } else {
@@ -1798,7 +1809,10 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                 const int p = tp != nullptr ? tp[t] : 0;
                 const dm_i64 row0 = out != nullptr ? out_offsets[t] : 0;
                 dm_u64 found = 0;
-                if (seed(c, s, t, tu[t], tv[t], p, lane)) {
+                if (lane == 0) {
+                    s.task = t;  // read back after the task rather than held in registers through it
+                }
+                if (seed(c, s, tu[t], tv[t], p, lane)) {
                     if (k == 2) {
                         const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
                         found = (c.check_other && survives_other(c, s, lm, p, tv[t])) ? 0 : 1;
@@ -1854,32 +1868,41 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                 if (lane == 0) {
                     if (counts != nullptr && (phase == 0 || found != 0)) {
                         if (phase == 1 || c.share > 0) {
-                            atomicAdd((dm_u64*)&counts[t], found);
+                            atomicAdd((dm_u64*)&counts[s.task], found);
                         } else {
-                            counts[t] = (dm_i64)found;
+                            counts[s.task] = (dm_i64)found;
                         }
                     }
-                    if (expect != nullptr && (dm_i64)found != expect[t]) {
+                    if (expect != nullptr && (dm_i64)found != expect[s.task]) {
                         atomicOr(flags, 1);
                     }
+                    s.mine += found;
                 }
-                mine += found;
                 ++ran;
             }
         }
     }
-    dm_u64 worked = busy != nullptr ? dm_globaltimer() - started : 0;
+    if (busy != nullptr && lane == 0) {
+        s.worked = dm_globaltimer() - s.started;
+    }
     if (c.share > 0) {
         int idle = 0;
         if (lane == 0) {
             atomicAdd(active, ~0ull);  // minus one
         }
         while (!expired(c, lane)) {
-            const dm_u64 t0 = busy != nullptr ? dm_globaltimer() : 0;
+            if (busy != nullptr && lane == 0) {
+                s.started = dm_globaltimer();
+            }
             bool joined;
-            mine += join_list<MEMO>(c, s, lane, joined, st);
+            const dm_u64 found = join_list<MEMO>(c, s, lane, joined, st);
+            if (lane == 0) {
+                s.mine += found;
+            }
             if (joined) {
-                worked += busy != nullptr ? dm_globaltimer() - t0 : 0;
+                if (busy != nullptr && lane == 0) {
+                    s.worked += dm_globaltimer() - s.started;
+                }
                 idle = 0;
                 continue;
             }
@@ -1894,8 +1917,8 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             idle = min(idle + 1, DM_IDLE_DOUBLINGS);
         }
     }
-    if (lane == 0 && total != nullptr && mine != 0) {
-        atomicAdd(total, mine);
+    if (lane == 0 && total != nullptr && s.mine != 0) {
+        atomicAdd(total, s.mine);
     }
     if (stats != nullptr) {
         const dm_u64 scanned = dm_warp_sum(st.scanned);
@@ -1910,6 +1933,6 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         }
     }
     if (busy != nullptr && lane == 0) {
-        busy[warp] = worked;
+        busy[warp_id()] = s.worked;
     }
 }
