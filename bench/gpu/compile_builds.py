@@ -34,10 +34,12 @@ JOBS = max(1, (os.cpu_count() or 2) - 2)
 
 def every_build() -> list[tuple[bool, tuple[str, ...]]]:
     """(stats, defines) of the default Balance and of each build switch flipped (the memo's table
-    at one width's keys, four blocks an SM), with and without a pair table and statistics."""
+    at one width's keys, each other count of warps an SM), with and without a pair table and
+    statistics."""
     hints = get_type_hints(engine.Balance)
     default = engine.Balance()
-    variants = [default, replace(default, memo_factor=1), replace(default, blocks_per_sm=4)]
+    variants = [default, replace(default, memo_factor=1)]
+    variants += [replace(default, warps_per_sm=w) for w in engine.WARPS_PER_SM if w != default.warps_per_sm]
     for f in fields(engine.Balance):
         if hints[f.name] is bool:
             flipped = replace(default, **{f.name: not getattr(default, f.name)})

@@ -42,7 +42,7 @@ from deltamatch.kernels.plan_table import (
 )
 
 KERNEL_DIR = Path(__file__).resolve().parent
-WARPS_PER_BLOCK = 8  # DM_WARPS_PER_BLOCK in match.cu
+WARPS_PER_BLOCK = 8  # match_body.cuh's DM_WARPS_PER_BLOCK unless a build sets it, and formulas.cu's
 LIST_BUFFER_BYTES = 1 << 28
 NULL = np.uint64(0)
 
@@ -452,7 +452,9 @@ def word(array, index: int) -> np.uint64:
 
 
 MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
-BLOCKS_PER_SM = (3, 4)  # Balance.blocks_per_sm's builds
+# Balance.warps_per_sm's builds: resident warps an SM -> (warps a block, their defines).
+WARPS_PER_SM = {24: (8, ()), 28: (4, ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28")),
+                32: (8, ("DM_WARPS_PER_SM=32",))}
 
 
 @dataclass(frozen=True)
@@ -510,15 +512,17 @@ class Balance:
     drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
-    blocks_per_sm: the resident blocks an SM match_tasks, match_shared and match_pieces are built
-    for (match_body.cuh's DM_MIN_BLOCKS: another value is a build of its own): 3, up to 80 registers
-    without spills (24 of an SM's 64 warps); 4, capped at 64 registers (32 warps, half the peak),
-    where match_tasks spills 244 bytes and match_shared 344 (nvcc here).  Session 37 (H100, Nsight
-    Compute, RMAT-20): at 4 the long launches ran 16-17% shorter for the diamond and the 4-cycle
-    (4.93 against 4.12 ms at 1,000, 51.8 against 43.0 ms at 10^4) and 2% for the 4-clique, with
-    warps active 46.6-49.7% of peak against 35.3-37.3%; the repeated joint batch (4-clique and
-    4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms.  3 stays the default: the kernels
-    are held to no spills (tests/kernels/test_cuda_build.py).
+    warps_per_sm: the resident warps an SM match_tasks, match_shared and match_pieces are built
+    for (match_body.cuh's DM_WARPS_PER_SM and DM_WARPS_PER_BLOCK: another value is a build of its
+    own, `WARPS_PER_SM`): 24, blocks of 8 warps up to 80 registers (37.5% of the peak's warps); 28,
+    blocks of 4 up to 72 registers, without spills since session 38 cut the registers the task loop
+    holds (nvcc here); 32, blocks of 8 capped at 64 registers (half the peak), where match_tasks
+    spills 288 bytes and match_shared 280 (nvcc here).  Session 37 (H100, Nsight Compute, RMAT-20):
+    at 32 the long launches ran 16-17% shorter for the diamond and the 4-cycle (4.93 against 4.12
+    ms at 1,000, 51.8 against 43.0 ms at 10^4) and 2% for the 4-clique, with warps active
+    46.6-49.7% of peak against 35.3-37.3%; the repeated joint batch (4-clique and 4-cycle, 1,000
+    with 10% deletions) 5.93 against 6.85 ms.  24 stays the default: 32 spills, and the kernels
+    are held to none (tests/kernels/test_cuda_build.py); 28 is not measured yet.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
@@ -589,7 +593,7 @@ class Balance:
     list_checks: bool = True
     drive_short: bool = True
     prefetch_next: bool = False
-    blocks_per_sm: int = 3
+    warps_per_sm: int = 24
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -602,8 +606,8 @@ class Balance:
     def __post_init__(self) -> None:
         if not 0 <= self.seed_pieces <= MAX_SEED_PIECES:
             raise ValueError(f"seed_pieces: expected 0 to {MAX_SEED_PIECES}, got {self.seed_pieces}")
-        if self.blocks_per_sm not in BLOCKS_PER_SM:
-            raise ValueError(f"blocks_per_sm: expected one of {BLOCKS_PER_SM}, got {self.blocks_per_sm}")
+        if self.warps_per_sm not in WARPS_PER_SM:
+            raise ValueError(f"warps_per_sm: expected one of {tuple(WARPS_PER_SM)}, got {self.warps_per_sm}")
 
     def for_pattern(self, k: int) -> Balance:
         """The switches a plan table of `k`-vertex patterns runs under: unroll (and with it steal
@@ -624,9 +628,8 @@ class Balance:
                ("DM_DRIVE_SHORT=0", self.drive_short))
         prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        blocks = (
-            () if self.blocks_per_sm == Balance.blocks_per_sm else (f"DM_MIN_BLOCKS={self.blocks_per_sm}",))
-        return tuple(define for define, on in off if not on) + prefetch + factor + blocks
+        warps = WARPS_PER_SM[self.warps_per_sm][1]
+        return tuple(define for define, on in off if not on) + prefetch + factor + warps
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""
@@ -718,14 +721,20 @@ class KernelStats:
 
 @dataclass
 class Launch:
-    """How a run is spread: warps per block fixed; blocks and chunk chosen per run."""
+    """How a run is spread: warps per block fixed by the build; blocks and chunk chosen per run."""
 
     blocks: int
     chunk: int
+    warps_per_block: int = WARPS_PER_BLOCK
 
     @property
     def warps(self) -> int:
-        return self.blocks * WARPS_PER_BLOCK
+        return self.blocks * self.warps_per_block
+
+    @property
+    def threads(self) -> int:
+        """Threads a block."""
+        return self.warps_per_block * 32
 
 
 # Slots of a run's zeroed uint64 counters: matches found, flags (int32: bit 0 listing mismatch, bit 1
@@ -786,11 +795,20 @@ def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
     return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo_factor else 0)
 
 
+def block_warps(defines: tuple[str, ...] = ()) -> int:
+    """Warps a block of the build that `defines` select (`Balance.warps_per_sm`)."""
+    for define in defines:
+        name, _, value = define.partition("=")
+        if name == "DM_WARPS_PER_BLOCK":
+            return int(value)
+    return WARPS_PER_BLOCK
+
+
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu", stats: bool = False,
                     defines: tuple[str, ...] = ()) -> int:
-    """Blocks of 256 threads of a kernel the device holds at once (register-limited occupancy), in
-    the build that `stats` and `defines` select (`kernel`): builds differ in registers
-    (`Balance.blocks_per_sm`)."""
+    """Blocks (of `block_warps` warps) of a kernel the device holds at once (register-limited
+    occupancy), in the build that `stats` and `defines` select (`kernel`): builds differ in
+    registers and block size (`Balance.warps_per_sm`)."""
     return _resident_blocks(device_id(), module_name, function, stats, defines)
 
 
@@ -812,7 +830,7 @@ def _sm_count(device: int) -> int:
 def _resident_blocks(device: int, module_name: str, function: str, stats: bool,
                      defines: tuple[str, ...]) -> int:
     fn = kernel(module_name, function, stats, defines)
-    threads = WARPS_PER_BLOCK * 32
+    threads = block_warps(defines) * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
     return per_sm * _sm_count(device)
 
@@ -838,13 +856,14 @@ def launch_shape(n_tasks: int, per_warp_bytes: int, function: str = "match_tasks
     Without `fill`, no more warps than there are tasks; with it (work sharing: warps left without
     a task join the others' pair lists), every resident warp."""
     free = free_bytes() if free is None else free
-    by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // WARPS_PER_BLOCK)
+    per_block = block_warps(defines)
+    by_memory = max(1, int(free * SCRATCH_SHARE) // max(per_warp_bytes, 1) // per_block)
     resident = resident_blocks(function, match_unit(function), stats, defines)
-    wanted = resident if fill else -(-n_tasks // (WARPS_PER_BLOCK * tasks_per_warp))
+    wanted = resident if fill else -(-n_tasks // (per_block * tasks_per_warp))
     blocks = max(1, min(resident, wanted, by_memory))
-    warps = blocks * WARPS_PER_BLOCK
+    warps = blocks * per_block
     chunk = max(1, min(16, n_tasks // (warps * 64 * tasks_per_warp))) * tasks_per_warp
-    return Launch(blocks, chunk)
+    return Launch(blocks, chunk, per_block)
 
 
 # A row below this keeps its binary searches (at most 6 probes).  64, not 256: the RMAT-20 4-clique
@@ -1222,10 +1241,10 @@ class _MatchRun:
                 *self._kept, np.int32(pieces))
         match = kernel(match_unit(function), function, stats=self.stats is not None, defines=self._defines)
         if self.stats is None:
-            match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
+            match((shape.blocks,), (shape.threads,), args)
             return
         with kernel_time(self.stats):
-            match((shape.blocks,), (WARPS_PER_BLOCK * 32,), args)
+            match((shape.blocks,), (shape.threads,), args)
         self.stats.add(raw.get(), busy.get())
 
 

@@ -44,19 +44,24 @@
 #include "dm_common.cuh"
 #include "pair_table.cuh"
 
+// The resident warps an SM the kernels are compiled for, as blocks of DM_WARPS_PER_BLOCK warps (register
+// caps 80, and 64 for the flat loop): without them ptxas may pick fewer registers than the cap allows
+// and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spills at 80:
+// it gets 16 warps (a cap of 128), and the host sizes its launch from the kernel's own attributes
+// (cuda_engine.resident_blocks).  DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces) and
+// DM_WARPS_PER_BLOCK are Balance.warps_per_sm's: 24 in blocks of 8 (80 registers), 28 in blocks of 4
+// (72, without spills since session 38), or 32 in blocks of 8 (64, half the peak's warps, where
+// match_tasks spills 288 bytes and match_shared 280).
+#ifndef DM_WARPS_PER_BLOCK
 #define DM_WARPS_PER_BLOCK 8
-// Resident blocks per SM the kernels are compiled for (register caps 80, and 64 for the flat loop):
-// without them ptxas may pick fewer registers than the cap allows and spill.  match_memo_shared,
-// which carries both the memo's and the sharing's code, spills at 80: it gets two blocks (a cap of
-// 128), and the host sizes its launch from the kernel's own attributes (cuda_engine.resident_blocks).
-// DM_MIN_BLOCKS (match_tasks, match_shared, match_pieces) is Balance.blocks_per_sm's: 4 caps them at
-// 64 registers, half the peak's warps, where match_tasks spills 244 bytes and match_shared 344.
-#ifndef DM_MIN_BLOCKS
-#define DM_MIN_BLOCKS 3
 #endif
-#define DM_MIN_BLOCKS_MEMO 3
-#define DM_MIN_BLOCKS_FLAT 4
-#define DM_MIN_BLOCKS_MEMO_SHARED 2
+#ifndef DM_WARPS_PER_SM
+#define DM_WARPS_PER_SM 24
+#endif
+#define DM_MIN_BLOCKS (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
+#define DM_MIN_BLOCKS_MEMO (24 / DM_WARPS_PER_BLOCK)
+#define DM_MIN_BLOCKS_FLAT (32 / DM_WARPS_PER_BLOCK)
+#define DM_MIN_BLOCKS_MEMO_SHARED (16 / DM_WARPS_PER_BLOCK)
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
 #define DM_LAST_COLLAPSE 1
 #define DM_LAST_PAIRS 2
@@ -218,9 +223,10 @@ struct WarpState {
     int end[DM_MAX_K];
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
+    // Lane 0's: the current task, the warp's clock (busy: when it started, then how long it worked)
+    // and the matches it found; here rather than in registers, held through every task, which
+    // match_tasks and match_shared would spill at 28 warps an SM.
     dm_i64 task;
-    // The warp's clock (busy): when it started, then how long it worked (lane 0's; here rather than
-    // in registers, which the search would spill at four blocks an SM).
     dm_u64 started;
     dm_u64 worked;
     dm_u64 mine;

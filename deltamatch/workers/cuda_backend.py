@@ -49,7 +49,7 @@ PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pair
 PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-pair lookups filtered first
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "0" (default) or "1": a set's next candidates read early
-BLOCKS_PER_SM_ENV = "DELTAMATCH_GPU_BLOCKS_PER_SM"  # "3" (default) or "4": the match kernels' register cap
+WARPS_PER_SM_ENV = "DELTAMATCH_GPU_WARPS_PER_SM"  # "24" (default), "28" or "32": the match kernels' warps
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
@@ -93,8 +93,8 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
     DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off),
-    DELTAMATCH_GPU_PIECE_MIN_DEGREE and DELTAMATCH_GPU_BLOCKS_PER_SM (3 or 4) select (defaults: all
-    on but filling, the memo's overlap and the next candidates' early read; 3 blocks an SM)."""
+    DELTAMATCH_GPU_PIECE_MIN_DEGREE and DELTAMATCH_GPU_WARPS_PER_SM (24, 28 or 32) select (defaults:
+    all on but filling, the memo's overlap and the next candidates' early read; 24 warps an SM)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
@@ -114,9 +114,9 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     if pieces > engine.MAX_SEED_PIECES:
         raise ValueError(f"{SEED_PIECES_ENV}: expected at most {engine.MAX_SEED_PIECES}, got {pieces}")
     switches["piece_min_degree"] = _count(env, PIECE_MIN_DEGREE_ENV, engine.Balance.piece_min_degree)
-    blocks = switches["blocks_per_sm"] = _count(env, BLOCKS_PER_SM_ENV, engine.Balance.blocks_per_sm)
-    if blocks not in engine.BLOCKS_PER_SM:
-        raise ValueError(f"{BLOCKS_PER_SM_ENV}: expected one of {engine.BLOCKS_PER_SM}, got {blocks}")
+    warps = switches["warps_per_sm"] = _count(env, WARPS_PER_SM_ENV, engine.Balance.warps_per_sm)
+    if warps not in engine.WARPS_PER_SM:
+        raise ValueError(f"{WARPS_PER_SM_ENV}: expected one of {tuple(engine.WARPS_PER_SM)}, got {warps}")
     if split == "auto":
         return engine.Balance(**switches)
     try:

@@ -203,17 +203,19 @@ def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
         np.testing.assert_array_equal(gpu.graph.edges(), cpu.graph.edges())
 
 
-def test_a_four_block_build_is_launched_with_four_blocks_an_sm() -> None:
-    """The launch of a build is sized by that build's registers: Balance.blocks_per_sm = 4's
-    match_tasks holds a third more blocks than the default's (session 37's call 3 sized it by the
-    default build's)."""
+@pytest.mark.parametrize(("warps", "per_block"), [(28, 4), (32, 8)])
+def test_a_build_is_launched_with_its_own_warps_an_sm(warps: int, per_block: int) -> None:
+    """The launch of a build is sized by that build's registers and block (session 37's call 3
+    sized Balance.warps_per_sm = 32's by the default build's): its match_tasks holds `warps` warps
+    an SM where the default's holds 24."""
     from deltamatch.kernels import cuda_engine
 
-    four = cuda_engine.Balance(blocks_per_sm=4).defines()
+    defines = cuda_engine.Balance(warps_per_sm=warps).defines()
     default = cuda_engine.resident_blocks("match_tasks", "match.cu")
-    assert cuda_engine.resident_blocks("match_tasks", "match.cu", defines=four) == default // 3 * 4
-    shape = cuda_engine.launch_shape(10**6, 4, "match_tasks", defines=four)
-    assert shape.blocks == default // 3 * 4
+    resident = cuda_engine.resident_blocks("match_tasks", "match.cu", defines=defines)
+    assert resident * per_block == default * 8 // 24 * warps
+    shape = cuda_engine.launch_shape(10**6, 4, "match_tasks", defines=defines)
+    assert (shape.blocks, shape.threads) == (resident, per_block * 32)
 
 
 def test_read_ahead_copies_counters_and_counts() -> None:
@@ -399,7 +401,8 @@ def balances():
     out["flatbelow2-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=2)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
-    out["blocks4"] = Balance(defer_cost=2, share_pairs=1, blocks_per_sm=4)  # the kernels at 64 registers
+    out["warps28"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=28)  # 72 registers, blocks of 4
+    out["warps32"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=32)  # the kernels at 64 registers
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
     # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes

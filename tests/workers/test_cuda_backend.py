@@ -115,23 +115,24 @@ def test_prefetch_next_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "1"}) == Balance(prefetch_next=True)
 
 
-def test_blocks_per_sm_come_from_the_environment() -> None:
-    assert balance_from_env({}).blocks_per_sm == 3
-    assert balance_from_env({"DELTAMATCH_GPU_BLOCKS_PER_SM": "4"}) == Balance(blocks_per_sm=4)
-    assert Balance(blocks_per_sm=4).defines() == ("DM_MIN_BLOCKS=4",)
+def test_warps_per_sm_come_from_the_environment() -> None:
+    assert balance_from_env({}).warps_per_sm == 24
+    assert balance_from_env({"DELTAMATCH_GPU_WARPS_PER_SM": "28"}) == Balance(warps_per_sm=28)
+    assert Balance(warps_per_sm=28).defines() == ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28")
+    assert Balance(warps_per_sm=32).defines() == ("DM_WARPS_PER_SM=32",)
     assert Balance().defines() == ()
 
 
-@pytest.mark.parametrize("value", ["2", "5", "four"])
-def test_blocks_per_sm_from_the_environment_must_be_three_or_four(value: str) -> None:
-    with pytest.raises(ValueError, match="DELTAMATCH_GPU_BLOCKS_PER_SM"):
-        balance_from_env({"DELTAMATCH_GPU_BLOCKS_PER_SM": value})
+@pytest.mark.parametrize("value", ["16", "30", "four"])
+def test_warps_per_sm_from_the_environment_must_be_a_built_count(value: str) -> None:
+    with pytest.raises(ValueError, match="DELTAMATCH_GPU_WARPS_PER_SM"):
+        balance_from_env({"DELTAMATCH_GPU_WARPS_PER_SM": value})
 
 
-@pytest.mark.parametrize("blocks", [2, 5])
-def test_a_balance_of_other_blocks_per_sm_is_refused(blocks: int) -> None:
-    with pytest.raises(ValueError, match="blocks_per_sm"):
-        Balance(blocks_per_sm=blocks)
+@pytest.mark.parametrize("warps", [3, 48])
+def test_a_balance_of_other_warps_per_sm_is_refused(warps: int) -> None:
+    with pytest.raises(ValueError, match="warps_per_sm"):
+        Balance(warps_per_sm=warps)
 
 
 def test_memo_share_switch_is_on_unless_off() -> None:
