@@ -47,15 +47,18 @@
 // The resident warps an SM the kernels are compiled for, as blocks of DM_WARPS_PER_BLOCK warps (register
 // caps 80, and 64 for the flat loop): without them ptxas may pick fewer registers than the cap allows
 // and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spills at 80:
-// it gets 16 warps (a cap of 128), and the host sizes its launch from the kernel's own attributes
-// (cuda_engine.resident_blocks).  DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces) and
-// DM_WARPS_PER_BLOCK are Balance.warps_per_sm's: 24 in blocks of 8 (80 registers), 28 in blocks of 4
-// (72, without spills since session 38), or 32 in blocks of 8 (64, half the peak's warps, where
-// match_tasks spills 288 bytes and match_shared 280).
+// it gets 16 warps (a cap of 128).  The host sizes every launch from the kernel's own registers
+// (cuda_engine.resident_blocks), so a kernel that needs fewer than its cap holds more warps.
+// DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces) and DM_WARPS_PER_BLOCK are
+// Balance.warps_per_sm's: 24 in blocks of 8 (80 registers); 28 in blocks of 4 (72), where nvcc here
+// fits match_tasks and match_shared in 61 and 64 registers, so that 32 warps an SM hold them (session
+// 38); or 32 in blocks of 8 (64), where match_shared spills.  Statistics builds keep 24: their
+// counters' registers spill at 28.
 #ifndef DM_WARPS_PER_BLOCK
 #define DM_WARPS_PER_BLOCK 8
 #endif
-#ifndef DM_WARPS_PER_SM
+#if !defined(DM_WARPS_PER_SM) || DM_STATS
+#undef DM_WARPS_PER_SM
 #define DM_WARPS_PER_SM 24
 #endif
 #define DM_MIN_BLOCKS (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
@@ -230,6 +233,8 @@ struct WarpState {
     dm_u64 started;
     dm_u64 worked;
     dm_u64 mine;
+    dm_i64 next;  // the warp's chunk of the task queue: its next task and where the chunk ends
+    dm_i64 stop;
     dm_u64 lists;  // pair lists this warp has published (their ids on the board)
     // The pair loop's window start (step_owner) and its list's checks; here rather than in
     // registers, which match_tasks and match_shared would spill.
@@ -957,13 +962,22 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
     return found;
 }
 
-// The owner's side of work sharing: publishes the list on its board record (returned), so that it
-// and any joiners claim pieces of it.
-__device__ dm_u64* publish(const Ctx& c, WarpState& s, int p, int r, int lane, const PairList& pl, dm_i64 total,
-                           Stats& st) {
-    dm_u64* rec = c.board + warp_id() * DM_BOARD_WORDS;
+// The warp's own board record, where it publishes its lists: found again where it is needed rather
+// than held in registers through the pair loop.
+__device__ __forceinline__ dm_u64* own_record(const Ctx& c) {
+    return c.board + warp_id() * DM_BOARD_WORDS;
+}
+
+// The owner's side of work sharing: publishes the list on its board record, so that it and any
+// joiners claim pieces of it.  The match prefix goes a word a lane: written by lane 0 in a loop, it
+// was match_shared's register peak (it spilled 240 bytes at 32 warps an SM, none without).
+__device__ void publish(const Ctx& c, WarpState& s, int p, int r, int lane, const PairList& pl, dm_i64 total) {
+    dm_u64* rec = own_record(c);
     __threadfence();  // every lane's writes of the list's arrays, before the list opens
     __syncwarp();
+    if (lane < (c.k - 1) / 2) {  // m[0 .. k-3], two a word
+        rec[DM_B_M + lane] = (unsigned)s.m[2 * lane] | ((dm_u64)(unsigned)s.m[2 * lane + 1] << 32);
+    }
     if (lane == 0) {
         rec[DM_B_NEXT] = 0;
         rec[DM_B_END] = (dm_u64)total;
@@ -974,21 +988,21 @@ __device__ dm_u64* publish(const Ctx& c, WarpState& s, int p, int r, int lane, c
         rec[DM_B_S] = (dm_u64)pl.S;
         rec[DM_B_N] = (dm_u64)pl.n;
         rec[DM_B_W] = (dm_u64)pl.W;
-        for (int j = 0; j < c.k - 2; j += 2) {
-            rec[DM_B_M + j / 2] = (unsigned)s.m[j] | ((dm_u64)(unsigned)s.m[j + 1] << 32);
-        }
-        __threadfence();
+    }
+    __threadfence();  // every lane's words of the record, before it opens
+    __syncwarp();
+    if (lane == 0) {
         s.lists += 1;
         atomicExch(rec + DM_B_OPEN, s.lists);
         count_event(c, DM_ST_PUBLISHED, 1);
     }
     __syncwarp();
-    return rec;
 }
 
 // Closes the owner's list and waits until no joiner reads its scratch any more.
-__device__ void unpublish(dm_u64* rec, int lane) {
+__device__ void unpublish(const Ctx& c, int lane) {
     if (lane == 0) {
+        dm_u64* rec = own_record(c);
         atomicExch(rec + DM_B_OPEN, 0ull);
         while (atomicAdd((unsigned*)(rec + DM_B_HOLDS), 0u) != 0) {
             __nanosleep(64);
@@ -1038,10 +1052,13 @@ __device__ dm_i64 pair_list(const Ctx& c, const WarpState& s, int p, int lane, c
 __device__ dm_u64 pair_count(const Ctx& c, WarpState& s, int p, int r, int lane, const int* C, int n, dm_i64 carry,
                              const int** src_of, dm_i64* S, Stats& st) {
     const PairList pl = {C, src_of, S, n, nullptr};
-    dm_u64* rec = c.share > 0 && carry >= c.share ? publish(c, s, p, r, lane, pl, carry, st) : nullptr;
-    const dm_u64 found = count_pairs<false>(c, s, p, r, lane, pl, rec, carry, st);
-    if (rec != nullptr) {
-        unpublish(rec, lane);
+    const bool shared = c.share > 0 && carry >= c.share;
+    if (shared) {
+        publish(c, s, p, r, lane, pl, carry);
+    }
+    const dm_u64 found = count_pairs<false>(c, s, p, r, lane, pl, shared ? own_record(c) : nullptr, carry, st);
+    if (shared) {
+        unpublish(c, lane);
     }
     return found;
 }
@@ -1389,10 +1406,14 @@ __device__ dm_u64 memo_flush(const Ctx& c, WarpState& s, int p, int r, int lane,
     const PairList pl = {s.memo_C, s.memo_src, s.memo_S, n, s.memo_W};
     // match_memo_shared: a long flush is shared as pair_count's lists are; its arrays stay untouched
     // until unpublish, since the next memo_add writes them only after this returns.
-    dm_u64* rec = c.share > 0 && total >= c.share ? publish(c, s, p, r, lane, pl, total, st) : nullptr;
-    const dm_u64 found = count_pairs<false, true>(c, s, p, r, lane, pl, rec, total, st);
-    if (rec != nullptr) {
-        unpublish(rec, lane);
+    const bool shared = c.share > 0 && total >= c.share;
+    if (shared) {
+        publish(c, s, p, r, lane, pl, total);
+    }
+    const dm_u64 found = count_pairs<false, true>(c, s, p, r, lane, pl, shared ? own_record(c) : nullptr, total,
+                                                  st);
+    if (shared) {
+        unpublish(c, lane);
     }
     return found;
 }
@@ -1801,7 +1822,17 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
             }
             ran += hi - lo;
         } else {
-            for (dm_i64 i = lo; i < hi; ++i) {
+            if (lane == 0) {
+                s.next = lo;
+                s.stop = hi;
+            }
+            __syncwarp();
+            while (s.next < s.stop) {
+                const dm_i64 i = s.next;
+                __syncwarp();
+                if (lane == 0) {
+                    s.next = i + 1;
+                }
                 const dm_i64 j = perm != nullptr ? perm[i] : i;  // phase 1: chunk j
                 if (phase == 1 && chunk_lo[j] == chunk_hi[j]) {
                     // The empty slots run last (deferred_slot_chunks): no chunk is left.
