@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Session 38, call 1.  Carry [".devbundle", ".commit"].  The match kernels' registers cut (the warp's
-# clock, match sum and task id kept in its shared state, statistics compiled out where no build
-# reads them) and Balance.warps_per_sm (24 default; 28, blocks of 4 warps at 72 registers, no spills;
-# 32, 64 registers, spills): every build compiled, every engine GPU test (the launch-size test and
-# the 28 and 32 parity cases among them), then whole new batches under each, each in a process of
-# its own (their scratch sizes differ: interleaved, CuPy's pool would serve one with the other's).
+# clock, match sum, task and chunk kept in its shared state, a published list's prefix written a word
+# a lane, statistics compiled out where no build reads them) and Balance.warps_per_sm (24 default;
+# 28, blocks of 4 warps capped at 72 registers, where nvcc here fits match_tasks and match_shared in
+# 61 and 64, so 32 warps an SM hold them; 32, 64 registers, spills): every build compiled, whole new
+# batches under each (each in a process of its own: interleaved, CuPy's pool would serve one with
+# the other's scratch), then every engine GPU test (the launch-size test and the 28 and 32 parity
+# cases among them) in the time left.
 set -u
 timeout 250 python3 bench/gpu/compile_builds.py > $L/compile.log 2>&1
 echo "compile rc $? at $(elapsed) s"; tail -1 $L/compile.log
-timeout 230 python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
-  > $L/gpu-tests-engine.log 2>&1
-echo "engine tests rc $? at $(elapsed) s"; tail -2 $L/gpu-tests-engine.log; grep -E "^FAILED" $L/gpu-tests-engine.log | head
+python3 - <<'PY'
+from deltamatch.kernels import cuda_engine as e
+for w in (24, 28, 32):
+    d = e.Balance(warps_per_sm=w).defines()
+    for f in ("match_tasks", "match_shared", "match_pieces", "match_memo"):
+        k = e.kernel(e.match_unit(f), f, defines=d)
+        print(f"warps_per_sm {w} {f}: {k.num_regs} registers, {e.resident_blocks(f, e.match_unit(f), defines=d)} blocks of {e.block_warps(d)} warps")
+PY
 for balance in all warps28 warps32; do
-  [ "$(elapsed)" -lt 550 ] && timeout 40 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 \
+  timeout 40 python3 bench/gpu/timeline.py --scale 20 --batch 1000 --batches 3 \
     --delete-fraction 0.1 --joint --patterns 4-clique,4-cycle --ab-reps 3 --pipeline 20 --pipeline-fresh \
     --pipeline-balances $balance > $L/timeline-fresh-$balance.log 2>&1
   echo "timeline $balance rc $? at $(elapsed) s"; grep -A6 "^pipeline" $L/timeline-fresh-$balance.log
 done
+timeout $((585 - $(elapsed))) python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
+  > $L/gpu-tests-engine.log 2>&1
+echo "engine tests rc $? at $(elapsed) s"; tail -2 $L/gpu-tests-engine.log; grep -E "^FAILED" $L/gpu-tests-engine.log | head
