@@ -512,19 +512,20 @@ class Balance:
     drive_short: a warp building a level's set whole from an earlier level's set (`PlanTable.base`)
     walks the shortest row of a pattern neighbour instead, when the set is more than twice as long
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
-    warps_per_sm: the resident warps an SM match_tasks, match_shared and match_pieces are built
-    for (match_body.cuh's DM_WARPS_PER_SM and DM_WARPS_PER_BLOCK: another value is a build of its
-    own, `WARPS_PER_SM`): 24, blocks of 8 warps up to 80 registers (37.5% of the peak's warps); 28,
+    warps_per_sm: the resident warps an SM the match kernels but match_memo_shared are built for
+    (match_body.cuh's DM_WARPS_PER_SM and DM_WARPS_PER_BLOCK: another value is a build of its own,
+    `WARPS_PER_SM`): 24, blocks of 8 warps up to 80 registers (37.5% of the peak's warps); 28,
     blocks of 4 up to 72 registers, where since session 38 (the registers the task loop and a
-    list's publication hold cut) nvcc here fits match_tasks and match_shared in 61 and 64, so that
-    32 warps an SM hold them (a launch is sized by what its kernel uses: `resident_blocks`); 32,
-    blocks of 8 capped at 64 registers, where match_tasks spills 12 bytes and match_shared 248
-    (nvcc here).  Statistics builds keep 24 (their counters spill at 28).  Session 37 (H100, Nsight Compute, RMAT-20):
-    at 32 the long launches ran 16-17% shorter for the diamond and the 4-cycle (4.93 against 4.12
-    ms at 1,000, 51.8 against 43.0 ms at 10^4) and 2% for the 4-clique, with warps active
-    46.6-49.7% of peak against 35.3-37.3%; the repeated joint batch (4-clique and 4-cycle, 1,000
-    with 10% deletions) 5.93 against 6.85 ms.  24 stays the default: 32 spills, and the kernels
-    are held to none (tests/kernels/test_cuda_build.py); 28 is not measured yet.
+    list's publication hold cut) nvcc here fits match_tasks, match_shared and match_memo in 61, 64
+    and 63, so that 32 warps an SM hold them (a launch is sized by what its kernel uses:
+    `resident_blocks`); 32, blocks of 8 capped at 64 registers, where match_tasks spills 12 bytes,
+    match_shared 248 and match_memo 52 (nvcc here).  Statistics builds keep 24 (their counters
+    spill at 28).  Session 37 (H100, Nsight Compute, RMAT-20): at 32 the long launches ran 16-17%
+    shorter for the diamond and the 4-cycle (4.93 against 4.12 ms at 1,000, 51.8 against 43.0 ms
+    at 10^4) and 2% for the 4-clique, with warps active 46.6-49.7% of peak against 35.3-37.3%; the
+    repeated joint batch (4-clique and 4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms.
+    24 stays the default: 32 spills, and the kernels are held to none
+    (tests/kernels/test_cuda_build.py); 28 is not measured on a device yet.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates

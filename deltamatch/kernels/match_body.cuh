@@ -49,11 +49,11 @@
 // and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spills at 80:
 // it gets 16 warps (a cap of 128).  The host sizes every launch from the kernel's own registers
 // (cuda_engine.resident_blocks), so a kernel that needs fewer than its cap holds more warps.
-// DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces) and DM_WARPS_PER_BLOCK are
+// DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces, match_memo) and DM_WARPS_PER_BLOCK are
 // Balance.warps_per_sm's: 24 in blocks of 8 (80 registers); 28 in blocks of 4 (72), where nvcc here
-// fits match_tasks and match_shared in 61 and 64 registers, so that 32 warps an SM hold them (session
-// 38); or 32 in blocks of 8 (64), where match_shared spills.  Statistics builds keep 24: their
-// counters' registers spill at 28.
+// fits match_tasks, match_shared and match_memo in 61, 64 and 63 registers, so that 32 warps an SM
+// hold them (session 38); or 32 in blocks of 8 (64), where match_shared and match_memo spill.
+// Statistics builds keep 24: their counters' registers spill at 28.
 #ifndef DM_WARPS_PER_BLOCK
 #define DM_WARPS_PER_BLOCK 8
 #endif
@@ -62,7 +62,7 @@
 #define DM_WARPS_PER_SM 24
 #endif
 #define DM_MIN_BLOCKS (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
-#define DM_MIN_BLOCKS_MEMO (24 / DM_WARPS_PER_BLOCK)
+#define DM_MIN_BLOCKS_MEMO (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
 #define DM_MIN_BLOCKS_FLAT (32 / DM_WARPS_PER_BLOCK)
 #define DM_MIN_BLOCKS_MEMO_SHARED (16 / DM_WARPS_PER_BLOCK)
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.
