@@ -49,6 +49,15 @@ def every_build() -> list[tuple[bool, tuple[str, ...]]]:
     return [(stats, defines) for defines in builds for stats in (False, True)]
 
 
+def balance_builds(names: list[str]) -> list[tuple[bool, tuple[str, ...]]]:
+    """(stats, defines) of the named balances of bench_gpu.py, with and without a pair table and
+    statistics: a device call that runs only those compiles only them."""
+    from bench_gpu import BALANCES  # bench_gpu imports this module
+
+    builds = dict.fromkeys(defines for name in names for defines in BALANCES[name].builds())
+    return [(stats, defines) for defines in builds for stats in (False, True)]
+
+
 def compile_one(build: tuple[bool, tuple[str, ...]]) -> tuple[tuple[bool, tuple[str, ...]], float]:
     t0 = time.perf_counter()
     for unit in engine.MATCH_UNITS:
@@ -80,10 +89,12 @@ def compile_all(builds: list[tuple[bool, tuple[str, ...]]], jobs: int = JOBS, lo
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=JOBS)
+    ap.add_argument("--balances", default="",
+                    help="only these balances' builds (bench_gpu.py's names, comma-separated; default: all)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     engine.warm_up()  # the other modules, and CuPy's own kernels, once before the processes start
-    builds = every_build()
+    builds = every_build() if not args.balances else balance_builds(args.balances.split(","))
     print(f"{len(builds)} builds of match.cu in {args.jobs} processes, numba beside them", flush=True)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as numba_pool:
         cpu_engine = numba_pool.submit(compile_cpu_engine)
