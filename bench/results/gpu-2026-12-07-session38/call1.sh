@@ -25,7 +25,18 @@ for balance in all warps28 warps32; do
     --pipeline-balances $balance > $L/timeline-fresh-$balance.log 2>&1
   echo "timeline $balance rc $? at $(elapsed) s"; grep -A6 "^pipeline" $L/timeline-fresh-$balance.log
 done
-timeout $((585 - $(elapsed))) python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
+timeout $((440 - $(elapsed))) python3 -m pytest -q -m gpu -p no:cacheprovider tests/kernels/test_cuda_engine.py \
   -k "warps or mixed_batches or counted_joint or idle_warps or seed_pieces or memo_counts or hub_bitmaps" \
   > $L/gpu-tests-engine.log 2>&1
 echo "engine tests rc $? at $(elapsed) s"; tail -2 $L/gpu-tests-engine.log; grep -E "^FAILED" $L/gpu-tests-engine.log | head
+# Issue 19's figures in the time left: Nsight Compute on every match launch of one RMAT-20 insert
+# batch of 1,000, the default build against the 28-warp one (warps active, lanes per instruction).
+M=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio
+for balance in all warps28; do
+  [ "$(elapsed)" -lt 470 ] && timeout $((590 - $(elapsed))) ncu --clock-control none --kernel-name regex:match_ \
+    --metrics $M python3 bench/gpu/ncu_batch.py --scale 20 --size 1000 --patterns 4-clique,diamond,4-cycle \
+    --balances $balance > $L/ncu-1000-$balance.log 2>&1
+  echo "ncu $balance rc $? at $(elapsed) s"
+  grep -E "^(4-|diamond)|match_|duration|grid_size|block_size|registers|warps_active|thread_inst" \
+    $L/ncu-1000-$balance.log | sed -E 's/ +/ /g' | cut -c1-120
+done
