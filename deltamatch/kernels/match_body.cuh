@@ -1815,7 +1815,8 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
         const dm_i64 hi = min(lo + (dm_i64)chunk, n_tasks);
         if constexpr (FLAT) {
             for (dm_i64 g = lo; g < hi; g += 32) {
-                const dm_u64 found = dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
+                const dm_u64 found =
+                    dm_warp_sum(flat_tasks(c, s, lane, g, min(g + 32, hi), perm, tu, tv, tr, tp, counts, st));
                 if (lane == 0) {
                     s.mine += found;
                 }
@@ -1826,10 +1827,13 @@ __device__ __forceinline__ void match_body(DM_MATCH_PARAMS) {
                 s.next = lo;
                 s.stop = hi;
             }
-            __syncwarp();
-            while (s.next < s.stop) {
+            while (true) {
+                __syncwarp();  // lane 0's last move of s.next, seen by every lane
                 const dm_i64 i = s.next;
-                __syncwarp();
+                if (i >= s.stop) {
+                    break;
+                }
+                __syncwarp();  // every lane read it before lane 0 moves it on
                 if (lane == 0) {
                     s.next = i + 1;
                 }
