@@ -100,3 +100,13 @@ def test_memo_scratch_width_is_a_power_of_two_above_the_least() -> None:
 def test_degrees_of_one_step_share_a_scratch_width() -> None:
     widths = {cuda_engine.scratch_width(d) for d in range(61_441, 65_537)}
     assert widths == {65_536}
+
+
+@pytest.mark.parametrize(("warps", "per_block"), [(24, 8), (28, 4), (32, 8)])
+def test_a_build_launches_blocks_of_its_own_warps(warps: int, per_block: int) -> None:
+    """`Balance.warps_per_sm`'s builds name their block (match_body.cuh's DM_WARPS_PER_BLOCK), and a
+    launch of one is that many warps a block."""
+    defines = cuda_engine.Balance(warps_per_sm=warps).defines()
+    assert cuda_engine.block_warps(defines) == per_block
+    launch = cuda_engine.Launch(blocks=10, chunk=1, warps_per_block=per_block)
+    assert (launch.warps, launch.threads) == (10 * per_block, 32 * per_block)
