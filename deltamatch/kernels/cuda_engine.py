@@ -452,9 +452,8 @@ def word(array, index: int) -> np.uint64:
 
 
 MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
-# Balance.warps_per_sm's builds: resident warps an SM -> (warps a block, their defines).
-WARPS_PER_SM = {24: (8, ()), 28: (4, ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28")),
-                32: (8, ("DM_WARPS_PER_SM=32",))}
+# Balance.warps_per_sm's builds: resident warps an SM -> their defines (`block_warps` reads the block).
+WARPS_PER_SM = {24: (), 28: ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28"), 32: ("DM_WARPS_PER_SM=32",)}
 
 
 @dataclass(frozen=True)
@@ -631,7 +630,7 @@ class Balance:
                ("DM_DRIVE_SHORT=0", self.drive_short))
         prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
-        warps = WARPS_PER_SM[self.warps_per_sm][1]
+        warps = WARPS_PER_SM[self.warps_per_sm]
         return tuple(define for define, on in off if not on) + prefetch + factor + warps
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
