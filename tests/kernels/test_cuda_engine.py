@@ -206,14 +206,16 @@ def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
 @pytest.mark.parametrize(("warps", "per_block"), [(28, 4), (32, 8)])
 def test_a_build_is_launched_with_its_own_warps_an_sm(warps: int, per_block: int) -> None:
     """The launch of a build is sized by that build's registers and block (session 37's call 3
-    sized Balance.warps_per_sm = 32's by the default build's): its match_tasks holds `warps` warps
-    an SM where the default's holds 24."""
+    sized Balance.warps_per_sm = 32's by the default build's): its match_tasks holds at least
+    `warps` warps an SM (28's needs fewer registers than its cap allows, and holds more) where the
+    default's holds 24."""
     from deltamatch.kernels import cuda_engine
 
+    sms = cuda_engine.cupy().cuda.Device().attributes["MultiProcessorCount"]
     defines = cuda_engine.Balance(warps_per_sm=warps).defines()
-    default = cuda_engine.resident_blocks("match_tasks", "match.cu")
+    assert cuda_engine.resident_blocks("match_tasks", "match.cu") == 3 * sms
     resident = cuda_engine.resident_blocks("match_tasks", "match.cu", defines=defines)
-    assert resident * per_block == default * 8 // 24 * warps
+    assert resident * per_block >= warps * sms
     shape = cuda_engine.launch_shape(10**6, 4, "match_tasks", defines=defines)
     assert (shape.blocks, shape.threads) == (resident, per_block * 32)
 
