@@ -44,10 +44,15 @@
 #include "dm_common.cuh"
 #include "pair_table.cuh"
 
+// Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module).
+#ifndef DM_STATS
+#define DM_STATS 0
+#endif
 // The resident warps an SM the kernels are compiled for, as blocks of DM_WARPS_PER_BLOCK warps (register
 // caps 80, and 64 for the flat loop): without them ptxas may pick fewer registers than the cap allows
-// and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spills at 80:
-// it gets 16 warps (a cap of 128).  The host sizes every launch from the kernel's own registers
+// and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spilled at 80
+// and gets 16 warps (a cap of 128); since session 38 it fits 80 in 71 registers (nvcc here), but the
+// 24 warps that would allow are not measured.  The host sizes every launch from the kernel's own registers
 // (cuda_engine.resident_blocks), so a kernel that needs fewer than its cap holds more warps.
 // DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces, match_memo) and DM_WARPS_PER_BLOCK are
 // Balance.warps_per_sm's: 24 in blocks of 8 (80 registers); 28 in blocks of 4 (72), where nvcc here
@@ -255,11 +260,8 @@ struct WarpState {
     int memo_n;
 };
 
-// Statistics are compiled in only where a run asks for them (DM_STATS=1, cuda_engine.module): the
+// Statistics are compiled in only where a run asks for them (DM_STATS, defined above): the
 // counters cost registers that the launch bounds would otherwise take from the search.
-#ifndef DM_STATS
-#define DM_STATS 0
-#endif
 #if DM_STATS
 // Every loop that takes a warp step counts its active lanes as `scanned` (one per lane with an
 // item), so the active lanes of DM_ST_LANES are the scanned sum: no counter of their own.
