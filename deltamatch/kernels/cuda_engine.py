@@ -42,7 +42,8 @@ from deltamatch.kernels.plan_table import (
 )
 
 KERNEL_DIR = Path(__file__).resolve().parent
-WARPS_PER_BLOCK = 8  # match_body.cuh's DM_WARPS_PER_BLOCK unless a build sets it, and formulas.cu's
+MATCH_WARPS_PER_BLOCK = 4  # match_body.cuh's DM_WARPS_PER_BLOCK unless a build sets it (`block_warps`)
+FORMULA_WARPS_PER_BLOCK = 8  # formulas.cu's DM_FORMULA_WARPS
 LIST_BUFFER_BYTES = 1 << 28
 NULL = np.uint64(0)
 
@@ -453,7 +454,8 @@ def word(array, index: int) -> np.uint64:
 
 MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
 # Balance.warps_per_sm's builds: resident warps an SM -> their defines (`block_warps` reads the block).
-WARPS_PER_SM = {24: (), 28: ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28"), 32: ("DM_WARPS_PER_SM=32",)}
+WARPS_PER_SM = {24: ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24"), 28: (),
+                32: ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32")}
 
 
 @dataclass(frozen=True)
@@ -513,18 +515,17 @@ class Balance:
     (match.cu's DM_DRIVE_SHORT: a build of its own; the CPU engine's drive_short).
     warps_per_sm: the resident warps an SM the match kernels but match_memo_shared are built for
     (match_body.cuh's DM_WARPS_PER_SM and DM_WARPS_PER_BLOCK: another value is a build of its own,
-    `WARPS_PER_SM`): 24, blocks of 8 warps up to 80 registers (37.5% of the peak's warps); 28,
-    blocks of 4 up to 72 registers, where since session 38 (the registers the task loop and a
-    list's publication hold cut) nvcc here fits match_tasks, match_shared and match_memo in 61, 64
-    and 63, so that 32 warps an SM hold them (a launch is sized by what its kernel uses:
-    `resident_blocks`); 32, blocks of 8 capped at 64 registers, where match_tasks spills 12 bytes,
-    match_shared 248 and match_memo 52 (nvcc here).  Statistics builds keep 24 (their counters
-    spill at 28).  Session 37 (H100, Nsight Compute, RMAT-20): at 32 the long launches ran 16-17%
-    shorter for the diamond and the 4-cycle (4.93 against 4.12 ms at 1,000, 51.8 against 43.0 ms
-    at 10^4) and 2% for the 4-clique, with warps active 46.6-49.7% of peak against 35.3-37.3%; the
-    repeated joint batch (4-clique and 4-cycle, 1,000 with 10% deletions) 5.93 against 6.85 ms.
-    24 stays the default: 32 spills, and the kernels are held to none
-    (tests/kernels/test_cuda_build.py); 28 is not measured on a device yet.
+    `WARPS_PER_SM`): 28 (the default since session 39), blocks of 4 warps up to 72 registers, where
+    match_tasks, match_shared and match_memo need at most 64 (NVRTC on the device; 61-64 with nvcc
+    here), so that 32 warps an SM hold them without spills (a launch is sized by what its kernel
+    uses: `resident_blocks`); 24, blocks of 8 up to 80 registers (the default until session 38);
+    32, blocks of 8 capped at 64 registers, where match_tasks spills 12 bytes, match_shared 248
+    and match_memo 52 (nvcc here).  Statistics builds keep 24 (their counters spill at 28).
+    Session 39 (H100, Nsight Compute, an RMAT-20 insert batch of 1,000): 28 against 24, the long
+    launches 2.47 against 3.14 ms (diamond), 3.92 against 4.90 ms (4-cycle) and 0.169 against
+    0.202 ms (4-clique), warps active 46-49% of peak against 35-37%; 32 no faster than 28 (2.50,
+    3.99, 0.171 ms).  New joint batches (4-clique and 4-cycle, 1,000 with 10% deletions, each
+    build in a process of its own), two rounds: 6.13 and 7.38 ms against 7.17 and 8.05 ms.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
@@ -595,7 +596,7 @@ class Balance:
     list_checks: bool = True
     drive_short: bool = True
     prefetch_next: bool = False
-    warps_per_sm: int = 24
+    warps_per_sm: int = 28
     last_memo: bool = True
     memo_factor: int = 4
     memo_chunks: int = 0
@@ -727,7 +728,7 @@ class Launch:
 
     blocks: int
     chunk: int
-    warps_per_block: int = WARPS_PER_BLOCK
+    warps_per_block: int
 
     @property
     def warps(self) -> int:
@@ -797,13 +798,16 @@ def scratch_ints(width: int, k: int, memo_factor: int = 0) -> int:
     return slots + 4 * width + 2 + (2 * table + 6 * held + 2 if memo_factor else 0)
 
 
-def block_warps(defines: tuple[str, ...] = ()) -> int:
-    """Warps a block of the build that `defines` select (`Balance.warps_per_sm`)."""
+def block_warps(defines: tuple[str, ...] = (), module_name: str = "match.cu") -> int:
+    """Warps a block of `module_name`'s kernels: formulas.cu's fixed, the match kernels' those of
+    the build that `defines` select (`Balance.warps_per_sm`)."""
+    if module_name == "formulas.cu":
+        return FORMULA_WARPS_PER_BLOCK
     for define in defines:
         name, _, value = define.partition("=")
         if name == "DM_WARPS_PER_BLOCK":
             return int(value)
-    return WARPS_PER_BLOCK
+    return MATCH_WARPS_PER_BLOCK
 
 
 def resident_blocks(function: str = "match_tasks", module_name: str = "match.cu", stats: bool = False,
@@ -832,7 +836,7 @@ def _sm_count(device: int) -> int:
 def _resident_blocks(device: int, module_name: str, function: str, stats: bool,
                      defines: tuple[str, ...]) -> int:
     fn = kernel(module_name, function, stats, defines)
-    threads = block_warps(defines) * 32
+    threads = block_warps(defines, module_name) * 32
     per_sm = max(1, min(65536 // (max(fn.num_regs, 1) * threads), 2048 // threads))
     return per_sm * _sm_count(device)
 
@@ -1912,15 +1916,15 @@ def clique_bits(oriented: DeviceGraph, num_vertices: int, k: int, part: int = 0,
     widest = int(deg[us[0]])
     words = widest * -(-widest // 32)
     function = f"clique_bits{k}"
-    by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // (4 * words * WARPS_PER_BLOCK))
-    wanted = -(-int(us.shape[0]) // WARPS_PER_BLOCK)
+    by_memory = max(1, int(free_bytes() * SCRATCH_SHARE) // (4 * words * FORMULA_WARPS_PER_BLOCK))
+    wanted = -(-int(us.shape[0]) // FORMULA_WARPS_PER_BLOCK)
     blocks = max(1, min(resident_blocks(function, "formulas.cu"), by_memory, wanted))
-    scratch = cp.empty(blocks * WARPS_PER_BLOCK * words, dtype=cp.uint32)
+    scratch = cp.empty(blocks * FORMULA_WARPS_PER_BLOCK * words, dtype=cp.uint32)
     queue, total = cp.zeros(1, dtype=cp.uint64), cp.zeros(1, dtype=cp.uint64)
     args = (oriented.offsets, oriented.degree, oriented.pool, us, np.int64(us.shape[0]), queue, scratch,
             np.int64(words), total)
     with kernel_time(stats):
-        kernel("formulas.cu", function)((blocks,), (WARPS_PER_BLOCK * 32,), args)
+        kernel("formulas.cu", function)((blocks,), (FORMULA_WARPS_PER_BLOCK * 32,), args)
     return int(total.get()[0])
 
 

@@ -16,6 +16,7 @@ def test_every_build_switch_is_compiled_flipped_either_way() -> None:
     builds = every_build()
     assert len(builds) == len(set(builds))
     for defines in [(), ("DM_PAIR_HASH=0",), ("DM_DRIVE_SHORT=0",), ("DM_PREFETCH_NEXT=1",),
-                    ("DM_PAIR_HASH=0", "DM_PREFETCH_NEXT=1"), ("DM_MEMO_FACTOR=1",), ("DM_WARPS_PER_SM=32",),
-                    ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28")]:
+                    ("DM_PAIR_HASH=0", "DM_PREFETCH_NEXT=1"), ("DM_MEMO_FACTOR=1",),
+                    ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24"),
+                    ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32")]:
         assert (False, defines) in builds and (True, defines) in builds

@@ -203,21 +203,29 @@ def test_counted_joint_batches_equal_cpu_replica(name: str, read_ahead: bool,
         np.testing.assert_array_equal(gpu.graph.edges(), cpu.graph.edges())
 
 
-@pytest.mark.parametrize(("warps", "per_block"), [(28, 4), (32, 8)])
+@pytest.mark.parametrize(("warps", "per_block"), [(24, 8), (28, 4), (32, 8)])
 def test_a_build_is_launched_with_its_own_warps_an_sm(warps: int, per_block: int) -> None:
     """The launch of a build is sized by that build's registers and block (session 37's call 3
     sized Balance.warps_per_sm = 32's by the default build's): its match_tasks holds at least
-    `warps` warps an SM (28's needs fewer registers than its cap allows, and holds more) where the
-    default's holds 24."""
+    `warps` warps an SM."""
     from deltamatch.kernels import cuda_engine
 
     sms = cuda_engine.cupy().cuda.Device().attributes["MultiProcessorCount"]
     defines = cuda_engine.Balance(warps_per_sm=warps).defines()
-    assert cuda_engine.resident_blocks("match_tasks", "match.cu") == 3 * sms
     resident = cuda_engine.resident_blocks("match_tasks", "match.cu", defines=defines)
     assert resident * per_block >= warps * sms
     shape = cuda_engine.launch_shape(10**6, 4, "match_tasks", defines=defines)
     assert (shape.blocks, shape.threads) == (resident, per_block * 32)
+
+
+@pytest.mark.parametrize("function", ["match_tasks", "match_shared", "match_memo"])
+def test_the_default_build_holds_32_warps_an_sm(function: str) -> None:
+    """NVRTC fits the default build's (28 warps an SM, capped at 72 registers) long-running match
+    kernels in 64 registers, so that an SM holds 8 blocks of 4 warps of them."""
+    from deltamatch.kernels import cuda_engine
+
+    sms = cuda_engine.cupy().cuda.Device().attributes["MultiProcessorCount"]
+    assert cuda_engine.resident_blocks(function, cuda_engine.match_unit(function)) == 8 * sms
 
 
 def test_read_ahead_copies_counters_and_counts() -> None:
@@ -403,7 +411,7 @@ def balances():
     out["flatbelow2-steal1"] = Balance(defer_cost=2, share_pairs=1, flat_below=2)
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
-    out["warps28"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=28)  # 72 registers, blocks of 4
+    out["warps24"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=24)  # 80 registers, blocks of 8
     out["warps32"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=32)  # the kernels at 64 registers
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as

@@ -116,10 +116,10 @@ def test_prefetch_next_switch_is_off_unless_set() -> None:
 
 
 def test_warps_per_sm_come_from_the_environment() -> None:
-    assert balance_from_env({}).warps_per_sm == 24
-    assert balance_from_env({"DELTAMATCH_GPU_WARPS_PER_SM": "28"}) == Balance(warps_per_sm=28)
-    assert Balance(warps_per_sm=28).defines() == ("DM_WARPS_PER_BLOCK=4", "DM_WARPS_PER_SM=28")
-    assert Balance(warps_per_sm=32).defines() == ("DM_WARPS_PER_SM=32",)
+    assert balance_from_env({}).warps_per_sm == 28
+    assert balance_from_env({"DELTAMATCH_GPU_WARPS_PER_SM": "24"}) == Balance(warps_per_sm=24)
+    assert Balance(warps_per_sm=24).defines() == ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24")
+    assert Balance(warps_per_sm=32).defines() == ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32")
     assert Balance().defines() == ()
 
 
