@@ -218,10 +218,11 @@ def test_a_build_is_launched_with_its_own_warps_an_sm(warps: int, per_block: int
     assert (shape.blocks, shape.threads) == (resident, per_block * 32)
 
 
-@pytest.mark.parametrize("function", ["match_tasks", "match_shared", "match_memo"])
+@pytest.mark.parametrize("function", ["match_tasks", "match_memo"])
 def test_the_default_build_holds_32_warps_an_sm(function: str) -> None:
-    """NVRTC fits the default build's (28 warps an SM, capped at 72 registers) long-running match
-    kernels in 64 registers, so that an SM holds 8 blocks of 4 warps of them."""
+    """NVRTC fits the default build's (28 warps an SM, capped at 72 registers) match_tasks and
+    match_memo in 64 registers, so that an SM holds 8 blocks of 4 warps of them (match_shared
+    needs 72 under NVRTC, 64 under nvcc 13 here: session 39)."""
     from deltamatch.kernels import cuda_engine
 
     sms = cuda_engine.cupy().cuda.Device().attributes["MultiProcessorCount"]
