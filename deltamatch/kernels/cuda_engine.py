@@ -516,16 +516,18 @@ class Balance:
     warps_per_sm: the resident warps an SM the match kernels but match_memo_shared are built for
     (match_body.cuh's DM_WARPS_PER_SM and DM_WARPS_PER_BLOCK: another value is a build of its own,
     `WARPS_PER_SM`): 28 (the default since session 39), blocks of 4 warps up to 72 registers, where
-    match_tasks, match_shared and match_memo need at most 64 (NVRTC on the device; 61-64 with nvcc
-    here), so that 32 warps an SM hold them without spills (a launch is sized by what its kernel
-    uses: `resident_blocks`); 24, blocks of 8 up to 80 registers (the default until session 38);
-    32, blocks of 8 capped at 64 registers, where match_tasks spills 12 bytes, match_shared 248
-    and match_memo 52 (nvcc here).  Statistics builds keep 24 (their counters spill at 28).
+    NVRTC on the device fits match_tasks and match_memo in 64, so that 32 warps an SM hold them
+    without spills (a launch is sized by what its kernel uses: `resident_blocks`), and
+    match_shared in 72 (28 warps; nvcc 13 here: 61, 64 and 63); 24, blocks of 8 up to 80
+    registers (the default until session 38); 32, blocks of 8 capped at 64 registers, where
+    match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here).  Statistics
+    builds keep 24 (their counters spill at 28).
     Session 39 (H100, Nsight Compute, an RMAT-20 insert batch of 1,000): 28 against 24, the long
     launches 2.47 against 3.14 ms (diamond), 3.92 against 4.90 ms (4-cycle) and 0.169 against
     0.202 ms (4-clique), warps active 46-49% of peak against 35-37%; 32 no faster than 28 (2.50,
     3.99, 0.171 ms).  New joint batches (4-clique and 4-cycle, 1,000 with 10% deletions, each
-    build in a process of its own), two rounds: 6.13 and 7.38 ms against 7.17 and 8.05 ms.
+    build in a process of its own): 6.13 and 7.38 ms against 7.17 and 8.05 ms (two H100 calls),
+    6.72 against 7.29 ms (H200).
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates

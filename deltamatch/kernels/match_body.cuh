@@ -55,9 +55,10 @@
 // 24 warps that would allow are not measured.  The host sizes every launch from the kernel's own registers
 // (cuda_engine.resident_blocks), so a kernel that needs fewer than its cap holds more warps.
 // DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces, match_memo) and DM_WARPS_PER_BLOCK are
-// Balance.warps_per_sm's: 28 in blocks of 4 (72 registers: the default), where match_tasks,
-// match_shared and match_memo fit 64 registers, so that 32 warps an SM hold them (session 38; the
-// long launches 16-21% shorter than at 24 on the device, session 39); 24 in blocks of 8 (80); or
+// Balance.warps_per_sm's: 28 in blocks of 4 (72 registers: the default), where match_tasks and
+// match_memo fit 64 registers, so that 32 warps an SM hold them (session 38; NVRTC gives
+// match_shared 72; the long launches 16-21% shorter than at 24 on the device, session 39); 24 in
+// blocks of 8 (80); or
 // 32 in blocks of 8 (64), where match_shared and match_memo spill.
 // Statistics builds keep 24: their counters' registers spill at 28.
 #ifndef DM_WARPS_PER_BLOCK
