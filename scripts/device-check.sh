@@ -44,6 +44,10 @@ mkdir -p "$CUPY_CACHE_DIR"
 if [ -f .cupy-cache.tgz ]; then
   tar xzf .cupy-cache.tgz -C "$CUPY_CACHE_DIR"
 fi
+# A file comes back only under 16 MiB: a cache grown past that (call 3 of session 39: every build
+# of a new match_body.cuh beside the carried builds of the old one) comes back as this call's
+# compiles alone, those of the sources it ran.
+cache_marker=$(mktemp) && touch "$cache_marker"
 # numba's cache keeps a callee's old code when only another module changed (docs/CONTRIBUTING.md),
 # and a warm machine keeps __pycache__ between calls: dropped whenever the package's Python sources
 # differ from the last call's (a commit of docs or scripts keeps it).
@@ -69,6 +73,10 @@ fi
 # bench's CSV, plot and meta) travels packed in outputs.tgz beside the logs.
 pack() {
   tar czf "$OUT/cupy-cache.tgz" -C "$CUPY_CACHE_DIR" .
+  if [ "$(stat -c %s "$OUT/cupy-cache.tgz")" -ge $((16 << 20)) ]; then
+    (cd "$CUPY_CACHE_DIR" && find . -type f -newer "$cache_marker" -print | tar czf "$OUT/cupy-cache.tgz" -T -)
+    echo "cupy-cache.tgz: over 16 MiB, only this call's compiles packed"
+  fi
   find deltamatch \( -name '*.nbi' -o -name '*.nbc' \) -print | tar czf "$OUT/numba-cache.tgz" "$numba_marker" -T -
   local dirs
   dirs=$(cd "$OUT" && find . -mindepth 1 -maxdepth 1 -type d)
