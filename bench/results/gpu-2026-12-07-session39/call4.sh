@@ -5,7 +5,9 @@
 # the default's and warps24's builds compiled, then new batches, joint, each count read as the
 # service reads it (timeline.py --pipeline-fresh), under the default and under 24, each in a
 # process of its own; the recount on the same machine with the step-timed row (bench_gpu.py,
-# 5 batches); and the registers and local memory NVRTC gave each build's match kernels.
+# 5 batches); and the registers and local memory NVRTC gave each build's match kernels, with
+# CuPy's and NVRTC's versions: NVRTC 12.9-13.5 here give the default build's match_tasks,
+# match_shared and match_pieces 61-63, 64-66 and 40-42 registers, the device gave 64, 72 and 43.
 set -u
 D=${DEADLINE:-580}
 timeout 200 python3 bench/gpu/compile_builds.py --balances all,warps24 > $L/compile.log 2>&1
@@ -16,6 +18,8 @@ import sys
 sys.path.insert(0, "bench/gpu")
 from bench_gpu import BALANCES
 from deltamatch.kernels import cuda_engine as e
+cp = e.cupy()
+print(f"CuPy {cp.__version__}, NVRTC {cp.cuda.nvrtc.getVersion()}, driver {cp.cuda.runtime.driverGetVersion()}")
 d = BALANCES[sys.argv[1]].defines()
 for f in ("match_tasks", "match_shared", "match_pieces", "match_memo", "match_memo_shared"):
     k = e.kernel(e.match_unit(f), f, defines=d)
