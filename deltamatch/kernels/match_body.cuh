@@ -48,18 +48,18 @@
 #ifndef DM_STATS
 #define DM_STATS 0
 #endif
-// The resident warps an SM the kernels are compiled for, as blocks of DM_WARPS_PER_BLOCK warps (register
-// caps 72 by default, and 64 for the flat loop): without them ptxas may pick fewer registers than the cap allows
-// and spill.  match_memo_shared, which carries both the memo's and the sharing's code, spilled at 80
-// and gets 16 warps (a cap of 128); since session 38 it fits 80 in 71 registers (nvcc here), but the
-// 24 warps that would allow are not measured.  The host sizes every launch from the kernel's own registers
-// (cuda_engine.resident_blocks), so a kernel that needs fewer than its cap holds more warps.
+// The resident warps an SM the kernels are compiled for, as blocks of DM_WARPS_PER_BLOCK warps
+// (register caps 72 by default, and 64 for the flat loop): without them ptxas may pick fewer
+// registers than the cap allows and spill.  match_memo_shared, which carries both the memo's and
+// the sharing's code, spilled at 80 and gets 16 warps (a cap of 128); since session 38 it fits 80
+// in 71 registers (nvcc here), but the 24 warps that would allow are not measured.  The host sizes
+// every launch from the kernel's own registers (cuda_engine.resident_blocks), so a kernel that
+// needs fewer than its cap holds more warps.
 // DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces, match_memo) and DM_WARPS_PER_BLOCK are
 // Balance.warps_per_sm's: 28 in blocks of 4 (72 registers: the default), where match_tasks and
-// match_memo fit 64 registers, so that 32 warps an SM hold them (session 38; NVRTC gives
-// match_shared 72; the long launches 16-21% shorter than at 24 on the device, session 39); 24 in
-// blocks of 8 (80); or
-// 32 in blocks of 8 (64), where match_shared and match_memo spill.
+// match_memo fit 64 registers, so that 32 warps an SM hold them (session 38; NVRTC on the device
+// gives match_shared 72; the long launches ran 16-21% shorter than at 24, session 39); 24 in
+// blocks of 8 (80); or 32 in blocks of 8 (64), where match_shared and match_memo spill.
 // Statistics builds keep 24: their counters' registers spill at 28.
 #ifndef DM_WARPS_PER_BLOCK
 #define DM_WARPS_PER_BLOCK 4
