@@ -110,3 +110,14 @@ def test_a_build_launches_blocks_of_its_own_warps(warps: int, per_block: int) ->
     assert cuda_engine.block_warps(defines) == per_block
     launch = cuda_engine.Launch(blocks=10, chunk=1, warps_per_block=per_block)
     assert (launch.warps, launch.threads) == (10 * per_block, 32 * per_block)
+
+
+@pytest.mark.parametrize("warps", [24, 28, 32])
+def test_formula_kernels_keep_their_own_block_whatever_the_match_build(warps: int) -> None:
+    """formulas.cu's kernels are launched in blocks of its DM_FORMULA_WARPS, whatever block the
+    match kernels' build takes (the default's is 4)."""
+    defines = cuda_engine.Balance(warps_per_sm=warps).defines()
+    per_block = cuda_engine.block_warps(defines, "formulas.cu")
+    assert per_block == cuda_engine.FORMULA_WARPS_PER_BLOCK
+    source = (cuda_engine.KERNEL_DIR / "formulas.cu").read_text()
+    assert f"#define DM_FORMULA_WARPS {per_block}\n" in source
