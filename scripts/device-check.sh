@@ -47,7 +47,7 @@ fi
 # A file comes back only under 16 MiB: a cache grown past that (call 3 of session 39: every build
 # of a new match_body.cuh beside the carried builds of the old one) comes back as this call's
 # compiles alone, those of the sources it ran.
-cache_marker=$(mktemp) && touch "$cache_marker"
+cache_marker=$(mktemp)  # its mtime: the call's start, after the carried cache is unpacked
 # numba's cache keeps a callee's old code when only another module changed (docs/CONTRIBUTING.md),
 # and a warm machine keeps __pycache__ between calls: dropped whenever the package's Python sources
 # differ from the last call's (a commit of docs or scripts keeps it).

@@ -45,8 +45,7 @@ def every_build() -> list[tuple[bool, tuple[str, ...]]]:
             flipped = replace(default, **{f.name: not getattr(default, f.name)})
             if flipped.defines() != default.defines():
                 variants.append(flipped)
-    builds = dict.fromkeys(defines for balance in variants for defines in balance.builds())
-    return [(stats, defines) for defines in builds for stats in (False, True)]
+    return builds_of(variants)
 
 
 def balance_builds(names: list[str]) -> list[tuple[bool, tuple[str, ...]]]:
@@ -54,7 +53,13 @@ def balance_builds(names: list[str]) -> list[tuple[bool, tuple[str, ...]]]:
     statistics: a device call that runs only those compiles only them."""
     from bench_gpu import BALANCES  # bench_gpu imports this module
 
-    builds = dict.fromkeys(defines for name in names for defines in BALANCES[name].builds())
+    return builds_of([BALANCES[name] for name in names])
+
+
+def builds_of(balances: list[engine.Balance]) -> list[tuple[bool, tuple[str, ...]]]:
+    """(stats, defines) of every build the balances may launch, each once, with and without
+    statistics."""
+    builds = dict.fromkeys(defines for balance in balances for defines in balance.builds())
     return [(stats, defines) for defines in builds for stats in (False, True)]
 
 

@@ -71,7 +71,6 @@
 #define DM_WARPS_PER_SM 28
 #endif
 #define DM_MIN_BLOCKS (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
-#define DM_MIN_BLOCKS_MEMO (DM_WARPS_PER_SM / DM_WARPS_PER_BLOCK)
 #define DM_MIN_BLOCKS_FLAT (32 / DM_WARPS_PER_BLOCK)
 #define DM_MIN_BLOCKS_MEMO_SHARED (16 / DM_WARPS_PER_BLOCK)
 // PlanTable.last_two (kernels/plan_table.py): LAST_EACH 0 is the general case.

@@ -4,7 +4,7 @@
 
 // match_tasks for counting the tasks of memo plans through the warp's memo (memo_add): the host sends
 // only such tasks, and scratch for the memo (cuda_engine.scratch_ints).
-extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS_MEMO) match_memo(DM_MATCH_PARAMS) {
+extern "C" __global__ void __launch_bounds__(DM_WARPS_PER_BLOCK * 32, DM_MIN_BLOCKS) match_memo(DM_MATCH_PARAMS) {
     match_body<false, false, true>(DM_MATCH_ARGS);
 }
 
