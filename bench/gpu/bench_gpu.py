@@ -275,6 +275,7 @@ BALANCES = {
     "prefetch": engine.Balance(prefetch_next=True),  # all, next candidates read early (DM_PREFETCH_NEXT)
     "warps24": engine.Balance(warps_per_sm=24),  # all, the match kernels at 80 registers in blocks of 8
     "warps32": engine.Balance(warps_per_sm=32),  # all, the match kernels at 64 registers (they spill)
+    "warps36": engine.Balance(warps_per_sm=36),  # all, the match kernels at 56 registers in blocks of 4
     "nomemo": engine.Balance(last_memo=False),  # all but memo plans' last level once per task (match_memo)
     "memochunks4": engine.Balance(memo_chunks=4),  # all and memo tasks deferred, 4 chunks per warp
     "overlap": engine.Balance(memo_overlap=True),  # all and the memo's launch beside the rest's (a stream)

@@ -455,7 +455,7 @@ def word(array, index: int) -> np.uint64:
 MAX_SEED_PIECES = 32  # match.cu's gather_pieces: a lane a piece
 # Balance.warps_per_sm's builds: resident warps an SM -> their defines (`block_warps` reads the block).
 WARPS_PER_SM = {24: ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24"), 28: (),
-                32: ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32")}
+                32: ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32"), 36: ("DM_WARPS_PER_SM=36",)}
 
 
 @dataclass(frozen=True)
@@ -520,7 +520,9 @@ class Balance:
     without spills (a launch is sized by what its kernel uses: `resident_blocks`), and
     match_shared in 72 (28 warps; nvcc 13 here: 61, 64 and 63); 24, blocks of 8 up to 80
     registers (the default until session 38); 32, blocks of 8 capped at 64 registers, where
-    match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here).  Statistics
+    match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here); 36, blocks of 4
+    capped at 56 registers (9 blocks an SM: the fewest registers that hold more than half an SM's
+    64 warps), where match_tasks spills 320 bytes and match_shared 340 (nvcc here).  Statistics
     builds keep 24 (their counters spill at 28).
     Session 39 (H100, Nsight Compute, an RMAT-20 insert batch of 1,000): 28 against 24, the long
     launches 2.47 against 3.14 ms (diamond), 3.92 against 4.90 ms (4-cycle) and 0.169 against

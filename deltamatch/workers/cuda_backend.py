@@ -49,7 +49,7 @@ PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pair
 PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-pair lookups filtered first
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "0" (default) or "1": a set's next candidates read early
-WARPS_PER_SM_ENV = "DELTAMATCH_GPU_WARPS_PER_SM"  # "28" (default), "24" or "32": the match kernels' warps
+WARPS_PER_SM_ENV = "DELTAMATCH_GPU_WARPS_PER_SM"  # "28" (default), "24", "32" or "36": warps an SM
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
 MEMO_SHARE_ENV = "DELTAMATCH_GPU_MEMO_SHARE"  # "1" (default) or "0": the memo's long flushes shared
@@ -93,7 +93,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
     DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off),
-    DELTAMATCH_GPU_PIECE_MIN_DEGREE and DELTAMATCH_GPU_WARPS_PER_SM (24, 28 or 32) select (defaults:
+    DELTAMATCH_GPU_PIECE_MIN_DEGREE and DELTAMATCH_GPU_WARPS_PER_SM (24, 28, 32 or 36) select (defaults:
     all on but filling, the memo's overlap and the next candidates' early read; 28 warps an SM)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"

@@ -414,6 +414,7 @@ def balances():
     out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
     out["warps24"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=24)  # 80 registers, blocks of 8
     out["warps32"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=32)  # the kernels at 64 registers
+    out["warps36"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=36)  # 56 registers, blocks of 4
     out["setcost0"] = Balance(defer_cost=2, share_pairs=1, cost_by_set=False)  # chunks costed by degree alone
     # memo plans' tasks in a launch of their own, not deferred or deferred and cut into chunks as
     # the rest; with per-pair checks; without the memo; beside the rest's launches; sharing flushes

@@ -120,6 +120,7 @@ def test_warps_per_sm_come_from_the_environment() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_WARPS_PER_SM": "24"}) == Balance(warps_per_sm=24)
     assert Balance(warps_per_sm=24).defines() == ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24")
     assert Balance(warps_per_sm=32).defines() == ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32")
+    assert Balance(warps_per_sm=36).defines() == ("DM_WARPS_PER_SM=36",)
     assert Balance().defines() == ()
 
 
