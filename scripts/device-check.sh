@@ -155,8 +155,9 @@ for step in $STEPS; do
       tail -n 4 "$OUT"/rapidflow-*.log ;;
     profile)
       # Nsight Compute on one batch's match launches, the builds with line tables: the report and,
-      # from it, the sampled warp stalls per SASS instruction (profile/sass.csv, the most stalled in
-      # profile/stall-top.txt; the CUDA-source page came out empty for these reports, session 27).
+      # from it, the sampled warp stalls and idle lanes per SASS instruction (profile/sass.csv, the
+      # most stalled and the most idle in profile/stall-top.txt; the CUDA-source page came out empty
+      # for these reports, session 27).
       mkdir -p "$OUT/profile"
       # shellcheck disable=SC2086
       timeout "${PROFILE_TIMEOUT:-240}" ncu --clock-control none --kernel-name regex:match_ --import-source yes \
@@ -166,6 +167,9 @@ for step in $STEPS; do
       ncu --import "$OUT/profile/match.ncu-rep" --page details > "$OUT/profile/details.txt" 2>&1
       ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source sass \
         > "$OUT/profile/sass.csv" 2>&1 || echo "ncu could not print the source page: read match.ncu-rep"
+      # The same page with the CUDA lines each SASS run comes from, where the line tables reach.
+      ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source cuda,sass \
+        > "$OUT/profile/cuda-sass.csv" 2>&1 || echo "ncu could not print the CUDA lines beside the SASS"
       $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt" ;;
     script)
       # The script gets $L, a folder under $OUT for its logs (packed into outputs.tgz: loose files

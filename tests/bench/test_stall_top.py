@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "gpu"))
 
-from stall_top import top_stalls  # noqa: E402
+from stall_top import top_idle_lanes, top_stalls  # noqa: E402
 
 
 def test_the_rows_with_most_samples_come_first_with_the_total(tmp_path: Path) -> None:
@@ -23,3 +23,25 @@ def test_the_rows_with_most_samples_come_first_with_the_total(tmp_path: Path) ->
     total, top = top_stalls(page, 2)
     assert total == 60
     assert top == [(1, 40, 100, "LOP3.LUT P4, RZ, R1"), (3, 15, 90, "IMAD R3, R1")]
+
+
+def test_the_rows_that_leave_most_lanes_idle_come_first_with_the_mean(tmp_path: Path) -> None:
+    page = tmp_path / "sass.csv"
+    page.write_text(
+        '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed",'
+        '"Thread Instructions Executed"\n'
+        '"0x10","  LDG.E R1, [R2.64]","5","100","3200"\n'
+        '"0x20","  @P0 BRA 0x40","1","100","800"\n'
+        '"0x30","  EXIT","0","0","0"\n'
+        '"0x40","  IMAD R3, R1","2","50","1200"\n'
+    )
+    mean, top = top_idle_lanes(page, 2)
+    assert mean == 5200 / 250
+    assert top == [(1, 2400, 8.0, "@P0 BRA 0x40"), (3, 400, 24.0, "IMAD R3, R1")]
+
+
+def test_a_page_without_thread_counts_has_no_lanes(tmp_path: Path) -> None:
+    page = tmp_path / "sass.csv"
+    page.write_text('"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+                    '"0x10","  EXIT","1","4"\n')
+    assert top_idle_lanes(page, 3) is None
