@@ -272,6 +272,7 @@ BALANCES = {
     "flat32": engine.Balance(flat_below=32, unroll_min_k=4),  # allk4, lists flat below 32 pairs a candidate
     "nolistchecks": engine.Balance(list_checks=False),  # all but a pair list's checks once (DM_LIST_CHECKS)
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
+    "notouched": engine.Balance(ranked_touched=False),  # all but lookups for touched vertices only
     "prefetch": engine.Balance(prefetch_next=True),  # all, next candidates read early (DM_PREFETCH_NEXT)
     "warps24": engine.Balance(warps_per_sm=24),  # all, the match kernels at 80 registers in blocks of 8
     "warps32": engine.Balance(warps_per_sm=32),  # all, the match kernels at 64 registers (they spill)

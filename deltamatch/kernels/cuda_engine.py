@@ -530,6 +530,10 @@ class Balance:
     3.99, 0.171 ms).  New joint batches (4-clique and 4-cycle, 1,000 with 10% deletions, each
     build in a process of its own): 6.13 and 7.38 ms against 7.17 and 8.05 ms (two H100 calls),
     6.72 against 7.29 ms (H200).
+    ranked_touched: a warp building or counting a set drops, once for the set, the changed-pair
+    lookups against a matched vertex that no changed pair touches (match.cu's DM_RANKED_TOUCHED: a
+    build of its own).  The lookups ran at 7.4 lanes of 32 and were 38% of the warp instructions of
+    the RMAT-20 4-cycle's longest launch at 1,000 (Nsight Compute's source counters, session 40).
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
@@ -599,6 +603,7 @@ class Balance:
     pair_filter: bool = True
     list_checks: bool = True
     drive_short: bool = True
+    ranked_touched: bool = True
     prefetch_next: bool = False
     warps_per_sm: int = 28
     last_memo: bool = True
@@ -632,7 +637,7 @@ class Balance:
         for a batch with a pair table or (`pair_table` False) without one."""
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
-               ("DM_DRIVE_SHORT=0", self.drive_short))
+               ("DM_DRIVE_SHORT=0", self.drive_short), ("DM_RANKED_TOUCHED=0", self.ranked_touched))
         prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
         warps = WARPS_PER_SM[self.warps_per_sm]

@@ -412,6 +412,33 @@ __device__ __forceinline__ dm_i64 offset_at(const WarpState& s, const LaneMatch&
     return j == lm.p0 ? lm.o0 : (j == lm.p1 ? lm.o1 : s.moff[j]);
 }
 
+// Checks.ranked less the positions whose matched vertex no changed pair touches (b_slot -1): a pair of
+// it and a candidate is never a changed pair, so the lookups against it are dropped once for a whole
+// set instead of made per candidate (the CPU engine walks the same slots, _batch_partners).  The
+// lookups ran at 7.4 lanes of 32, a third of the 4-cycle's warp instructions (Nsight Compute,
+// session 40).  Tasks of rank r >= 0 only: static counts have no batch.
+#ifndef DM_RANKED_TOUCHED
+#define DM_RANKED_TOUCHED 1
+#endif
+__device__ __forceinline__ int touched_ranked(const Ctx& c, const WarpState& s, const LaneMatch& lm, int ranked,
+                                              int r) {
+#if DM_RANKED_TOUCHED
+    if (r < 0) {
+        return ranked;
+    }
+    int touched = 0;
+    for (int bits = ranked; bits != 0; bits &= bits - 1) {
+        const int j = __ffs(bits) - 1;
+        if (c.b_slot[vertex_at(s, lm, j)] >= 0) {
+            touched |= 1 << j;
+        }
+    }
+    return touched;
+#else
+    return ranked;
+#endif
+}
+
 // The shared prefix as it is, or with the lane's own vertex w at position l (and x at position q).
 __device__ __forceinline__ LaneMatch lane_match(const Ctx& c, int l, int w, int q, int x) {
     LaneMatch lm;
@@ -643,6 +670,12 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                                           int p, int l, int r, int lane, int* dst, int* out, dm_i64 base,
                                           dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
     const bool other = c.check_other && l == c.k - 1;
+#if DM_RANKED_TOUCHED
+    Checks ch = sc.ch;
+    ch.ranked = touched_ranked(c, s, lm, ch.ranked, r);
+#else
+    const Checks& ch = sc.ch;
+#endif
     int found = 0;
     int next = DM_PREFETCH_NEXT && sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
@@ -658,7 +691,7 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                 x = sc.src[idx];
             }
             st.scanned++;
-            ok = passes(c, s, lm, sc.ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
+            ok = passes(c, s, lm, ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
         }
         const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
         if (lane == 0) {
@@ -904,6 +937,11 @@ __device__ dm_u64 count_pairs(const Ctx& c, WarpState& s, int p, int r, int lane
         if (MEMO) {
             s.list.ch.distinct &= 3;
         }
+#if DM_RANKED_TOUCHED
+        // the prefix's positions only: position l is each pair's own candidate
+        const int prefix = s.list.ch.ranked & ((1 << l) - 1);
+        s.list.ch.ranked ^= prefix ^ touched_ranked(c, s, lane_match(c, -1, 0, -1, 0), prefix, r);
+#endif
 #endif
     }
     __syncwarp();

@@ -48,6 +48,7 @@ HUB_FIRST_ENV = "DELTAMATCH_GPU_HUB_FIRST"  # "1" (default) or "0": a matched hu
 PAIR_HASH_ENV = "DELTAMATCH_GPU_PAIR_HASH"  # "1" (default) or "0": changed pairs looked up in a pair table
 PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-pair lookups filtered first
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
+RANKED_TOUCHED_ENV = "DELTAMATCH_GPU_RANKED_TOUCHED"  # "1" (default) or "0": lookups for touched vertices
 PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "0" (default) or "1": a set's next candidates read early
 WARPS_PER_SM_ENV = "DELTAMATCH_GPU_WARPS_PER_SM"  # "28" (default), "24", "32" or "36": warps an SM
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
@@ -89,7 +90,8 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     """The Balance that DELTAMATCH_GPU_SPLIT, DELTAMATCH_GPU_UNROLL, DELTAMATCH_GPU_STEAL,
     DELTAMATCH_GPU_FILL, DELTAMATCH_GPU_PAIR_WINDOW, DELTAMATCH_GPU_SEED_SWAP,
     DELTAMATCH_GPU_HUB_FIRST, DELTAMATCH_GPU_PAIR_HASH, DELTAMATCH_GPU_PAIR_FILTER,
-    DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_LAST_MEMO,
+    DELTAMATCH_GPU_LIST_CHECKS, DELTAMATCH_GPU_DRIVE_SHORT, DELTAMATCH_GPU_RANKED_TOUCHED,
+    DELTAMATCH_GPU_LAST_MEMO,
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
     DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off),
@@ -101,7 +103,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
                 (("unroll", UNROLL_ENV), ("steal", STEAL_ENV), ("pair_window", PAIR_WINDOW_ENV),
                  ("seed_swap", SEED_SWAP_ENV), ("hub_first", HUB_FIRST_ENV), ("pair_hash", PAIR_HASH_ENV),
                  ("pair_filter", PAIR_FILTER_ENV), ("list_checks", LIST_CHECKS_ENV),
-                 ("drive_short", DRIVE_SHORT_ENV),
+                 ("drive_short", DRIVE_SHORT_ENV), ("ranked_touched", RANKED_TOUCHED_ENV),
                  ("last_memo", LAST_MEMO_ENV), ("memo_share", MEMO_SHARE_ENV),
                  ("cost_by_set", COST_BY_SET_ENV))}
     switches["fill"] = _switch(env, FILL_ENV, default="0")

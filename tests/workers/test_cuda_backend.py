@@ -96,6 +96,11 @@ def test_list_checks_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_LIST_CHECKS": "0"}) == Balance(list_checks=False)
 
 
+def test_ranked_touched_switch() -> None:
+    assert balance_from_env({"DELTAMATCH_GPU_RANKED_TOUCHED": "0"}) == Balance(ranked_touched=False)
+    assert Balance(ranked_touched=False).defines() == ("DM_RANKED_TOUCHED=0",)
+
+
 def test_drive_short_switch() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_DRIVE_SHORT": "0"}) == Balance(drive_short=False)
 
