@@ -170,7 +170,9 @@ for step in $STEPS; do
       # The same page with the CUDA lines each SASS run comes from, where the line tables reach.
       ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source cuda,sass \
         > "$OUT/profile/cuda-sass.csv" 2>&1 || echo "ncu could not print the CUDA lines beside the SASS"
-      $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt" ;;
+      $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt"
+      $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" --top 30 --cuda-lines "$OUT/profile/cuda-sass.csv" \
+        | tee "$OUT/profile/lanes-by-line.txt" ;;
     script)
       # The script gets $L, a folder under $OUT for its logs (packed into outputs.tgz: loose files
       # past a count do not come back), and `elapsed`, the seconds since it started.

@@ -7,7 +7,9 @@ their share of all samples and how often they ran.  A stall shows on the instruc
 load's latency appears on the first instruction that uses its result.  Then, where the page has
 thread counts (the SourceCounters section), the `--top` instructions by idle lane slots (32 a warp
 instruction less the threads that ran it: issue 19's lanes per instruction, instruction by
-instruction), with the kernel's lanes per instruction over all rows.
+instruction), with the kernel's lanes per instruction over all rows.  `--cuda-lines PAGE` reads
+the page printed with `--print-source cuda,sass` (profile/cuda-sass.csv) and ranks CUDA source
+lines the same way, each line's SASS summed, with its share of the warp instructions and samples.
 
     python bench/gpu/stall_top.py device-check-out/profile/sass.csv --top 15
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 from pathlib import Path
+from typing import NamedTuple
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
@@ -57,11 +60,56 @@ def top_idle_lanes(path: Path, top: int) -> tuple[float, list[tuple[int, int, fl
     return threads / max(executed, 1), sorted(idle, key=lambda item: -item[1])[:top]
 
 
+class LineLanes(NamedTuple):
+    """One CUDA source line's SASS summed: warp instructions, thread instructions, stall samples."""
+
+    file: str
+    line: int
+    executed: int
+    threads: int
+    samples: int
+    source: str
+
+
+def lanes_by_line(path: Path) -> list[LineLanes]:
+    """Every CUDA line of a `--print-source cuda,sass` page (sections headed "File Path", each line's
+    row carrying its SASS's sums), most idle lane slots first."""
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    lines: list[LineLanes] = []
+    file, names = "", []
+    for row in rows:
+        if row[:1] == ["File Path"]:
+            file = Path(row[1]).name
+        elif SAMPLES in row:
+            names = row
+        elif names and row and row[0].isdigit():
+            at = {name: names.index(name) for name in (SAMPLES, EXECUTED, THREADS)}
+            count = {name: int(row[i]) if row[i].isdigit() else 0 for name, i in at.items()}  # "-": none
+            lines.append(LineLanes(file, int(row[0]), count[EXECUTED], count[THREADS], count[SAMPLES],
+                                   row[1].strip()))
+    return sorted(lines, key=lambda x: -(WARP * x.executed - x.threads))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv", type=Path)
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--cuda-lines", type=Path,
+                    help="a --print-source cuda,sass page: its CUDA lines by idle lanes, instead")
     args = ap.parse_args()
+    if args.cuda_lines is not None:
+        lines = lanes_by_line(args.cuda_lines)
+        executed, samples = sum(x.executed for x in lines), sum(x.samples for x in lines)
+        idle = sum(WARP * x.executed - x.threads for x in lines)
+        lanes = sum(x.threads for x in lines) / max(executed, 1)
+        print(f"CUDA lines: {lanes:.1f} lanes of {WARP} a warp instruction")
+        print("  idle share  lanes  instr share  samples  line")
+        for x in lines[:args.top]:
+            print(f"  {(WARP * x.executed - x.threads) / max(idle, 1):10.1%}"
+                  f" {x.threads / max(x.executed, 1):6.1f} {x.executed / max(executed, 1):12.1%}"
+                  f" {x.samples / max(samples, 1):8.1%}  {x.file}:{x.line} {x.source[:60]}")
+        return
     total, top = top_stalls(args.csv, args.top)
     print(f"warp stall samples: {total} in all")
     print("  row  samples  share   executed   instruction")
