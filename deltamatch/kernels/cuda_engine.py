@@ -518,12 +518,15 @@ class Balance:
     `WARPS_PER_SM`): 28 (the default since session 39), blocks of 4 warps up to 72 registers, where
     NVRTC on the device fits match_tasks and match_memo in 64, so that 32 warps an SM hold them
     without spills (a launch is sized by what its kernel uses: `resident_blocks`), and
-    match_shared in 72 (28 warps; nvcc 13 here: 61, 64 and 63); 24, blocks of 8 up to 80
-    registers (the default until session 38); 32, blocks of 8 capped at 64 registers, where
+    match_shared in 66-72 (28 warps; NVRTC 13.0 on session 40's H100: 62, 66 and 61); 24, blocks
+    of 8 up to 80 registers (the default until session 38); 32, blocks of 8 capped at 64 registers, where
     match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here); 36, blocks of 4
     capped at 56 registers (9 blocks an SM: the fewest registers that hold more than half an SM's
     64 warps), where match_tasks spills 320 bytes and match_shared 340 (nvcc here).  Statistics
     builds keep 24 (their counters spill at 28).
+    Session 40 (H100, the same batch): 36 against 28, warps active 52-55% of peak against 46-49%,
+    the long launches 2.31 against 2.47 ms (diamond), 3.72 against 3.92 ms (4-cycle) and 0.178
+    against 0.172 ms (4-clique); one joint batch reading each, 5.79 against 6.97 ms.
     Session 39 (H100, Nsight Compute, an RMAT-20 insert batch of 1,000): 28 against 24, the long
     launches 2.47 against 3.14 ms (diamond), 3.92 against 4.90 ms (4-cycle) and 0.169 against
     0.202 ms (4-clique), warps active 46-49% of peak against 35-37%; 32 no faster than 28 (2.50,
