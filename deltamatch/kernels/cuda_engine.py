@@ -535,8 +535,11 @@ class Balance:
     6.72 against 7.29 ms (H200).
     ranked_touched: a warp building or counting a set drops, once for the set, the changed-pair
     lookups against a matched vertex that no changed pair touches (match.cu's DM_RANKED_TOUCHED: a
-    build of its own).  The lookups ran at 7.4 lanes of 32 and were 38% of the warp instructions of
-    the RMAT-20 4-cycle's longest launch at 1,000 (Nsight Compute's source counters, session 40).
+    build of its own).  The lookups ran at 7.4 lanes of 32 and were 37% of the warp instructions of
+    the RMAT-20 4-cycle's longest launch at 1,000 (Nsight Compute's source counters, session 40);
+    on against off (H100, one insert batch of 1,000): the longest launches 3.64 against 3.93 ms
+    (4-cycle), 2.30 against 2.49 ms (diamond), 0.168 against 0.171 ms (4-clique), 10-13% fewer
+    warp instructions, lanes per instruction 20.8, 21.5 and 26.3 against 18.8, 19.8 and 24.0.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
