@@ -171,7 +171,7 @@ for step in $STEPS; do
       ncu --import "$OUT/profile/match.ncu-rep" --page source --csv --print-source cuda,sass \
         > "$OUT/profile/cuda-sass.csv" 2>&1 || echo "ncu could not print the CUDA lines beside the SASS"
       $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" | tee "$OUT/profile/stall-top.txt"
-      $PY bench/gpu/stall_top.py "$OUT/profile/sass.csv" --top 30 --cuda-lines "$OUT/profile/cuda-sass.csv" \
+      $PY bench/gpu/stall_top.py "$OUT/profile/cuda-sass.csv" --cuda-lines --top 30 \
         | tee "$OUT/profile/lanes-by-line.txt" ;;
     script)
       # The script gets $L, a folder under $OUT for its logs (packed into outputs.tgz: loose files

@@ -7,11 +7,12 @@ their share of all samples and how often they ran.  A stall shows on the instruc
 load's latency appears on the first instruction that uses its result.  Then, where the page has
 thread counts (the SourceCounters section), the `--top` instructions by idle lane slots (32 a warp
 instruction less the threads that ran it: issue 19's lanes per instruction, instruction by
-instruction), with the kernel's lanes per instruction over all rows.  `--cuda-lines PAGE` reads
-the page printed with `--print-source cuda,sass` (profile/cuda-sass.csv) and ranks CUDA source
-lines the same way, each line's SASS summed, with its share of the warp instructions and samples.
+instruction), with the kernel's lanes per instruction over all rows.  With `--cuda-lines`, the page
+is one printed with `--print-source cuda,sass` (profile/cuda-sass.csv), and its CUDA source lines
+are ranked the same way, each line's SASS summed, with its share of the warp instructions and samples.
 
     python bench/gpu/stall_top.py device-check-out/profile/sass.csv --top 15
+    python bench/gpu/stall_top.py device-check-out/profile/cuda-sass.csv --cuda-lines --top 30
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv", type=Path)
     ap.add_argument("--top", type=int, default=15)
-    ap.add_argument("--cuda-lines", type=Path,
-                    help="a --print-source cuda,sass page: its CUDA lines by idle lanes, instead")
+    ap.add_argument("--cuda-lines", action="store_true",
+                    help="the page was printed with --print-source cuda,sass: its CUDA lines by idle lanes")
     args = ap.parse_args()
-    if args.cuda_lines is not None:
-        lines = lanes_by_line(args.cuda_lines)
+    if args.cuda_lines:
+        lines = lanes_by_line(args.csv)
         executed, samples = sum(x.executed for x in lines), sum(x.samples for x in lines)
         idle = sum(WARP * x.executed - x.threads for x in lines)
         lanes = sum(x.threads for x in lines) / max(executed, 1)

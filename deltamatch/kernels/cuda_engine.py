@@ -519,8 +519,9 @@ class Balance:
     NVRTC on the device fits match_tasks and match_memo in 64, so that 32 warps an SM hold them
     without spills (a launch is sized by what its kernel uses: `resident_blocks`), and
     match_shared in 66-72 (28 warps; NVRTC 13.0 on session 40's H100: 62, 66 and 61); 24, blocks
-    of 8 up to 80 registers (the default until session 38); 32, blocks of 8 capped at 64 registers, where
-    match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here); 36, blocks of 4
+    of 8 up to 80 registers (the default until session 38); 32, blocks of 8 capped at 64
+    registers, where match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here);
+    36, blocks of 4
     capped at 56 registers (9 blocks an SM: the fewest registers that hold more than half an SM's
     64 warps), where match_tasks spills 320 bytes and match_shared 340 (nvcc here).  Statistics
     builds keep 24 (their counters spill at 28).

@@ -58,9 +58,9 @@
 // DM_WARPS_PER_SM (match_tasks, match_shared, match_pieces, match_memo) and DM_WARPS_PER_BLOCK are
 // Balance.warps_per_sm's: 28 in blocks of 4 (72 registers: the default), where match_tasks and
 // match_memo fit 64 registers, so that 32 warps an SM hold them (session 38; NVRTC on the device
-// gives match_shared 66-72, 28 warps; the long launches ran 16-21% shorter than at 24, session 39); 24 in
-// blocks of 8 (80); 32 in blocks of 8 (64), where match_shared and match_memo spill; or 36 in
-// blocks of 4 (56), where all three spill (warps active past 50%, session 40).
+// gives match_shared 66-72, 28 warps; the long launches ran 16-21% shorter than at 24, session
+// 39); 24 in blocks of 8 (80); 32 in blocks of 8 (64), where match_shared and match_memo spill;
+// or 36 in blocks of 4 (56), where all three spill (warps active past 50%, session 40).
 // Statistics builds keep 24: their counters' registers spill at 28.
 #ifndef DM_WARPS_PER_BLOCK
 #define DM_WARPS_PER_BLOCK 4
