@@ -521,10 +521,9 @@ class Balance:
     match_shared in 66-72 (28 warps; NVRTC 13.0 on session 40's H100: 62, 66 and 61); 24, blocks
     of 8 up to 80 registers (the default until session 38); 32, blocks of 8 capped at 64
     registers, where match_tasks spills 12 bytes, match_shared 248 and match_memo 52 (nvcc here);
-    36, blocks of 4
-    capped at 56 registers (9 blocks an SM: the fewest registers that hold more than half an SM's
-    64 warps), where match_tasks spills 320 bytes and match_shared 340 (nvcc here).  Statistics
-    builds keep 24 (their counters spill at 28).
+    36, blocks of 4 capped at 56 registers (9 blocks an SM: the most registers that hold more than
+    half an SM's 64 warps), where match_tasks spills 320 bytes and match_shared 340 (nvcc here).
+    Statistics builds keep 24 (their counters spill at 28).
     Session 40 (H100, the same batch): 36 against 28, warps active 52-55% of peak against 46-49%,
     the long launches 2.31 against 2.47 ms (diamond), 3.72 against 3.92 ms (4-cycle) and 0.178
     against 0.172 ms (4-clique); one joint batch reading each, 5.79 against 6.97 ms.

@@ -102,7 +102,7 @@ def test_degrees_of_one_step_share_a_scratch_width() -> None:
     assert widths == {65_536}
 
 
-@pytest.mark.parametrize(("warps", "per_block"), [(24, 8), (28, 4), (32, 8)])
+@pytest.mark.parametrize(("warps", "per_block"), [(24, 8), (28, 4), (32, 8), (36, 4)])
 def test_a_build_launches_blocks_of_its_own_warps(warps: int, per_block: int) -> None:
     """`Balance.warps_per_sm`'s builds name their block (match_body.cuh's DM_WARPS_PER_BLOCK), and a
     launch of one is that many warps a block."""
@@ -112,7 +112,7 @@ def test_a_build_launches_blocks_of_its_own_warps(warps: int, per_block: int) ->
     assert (launch.warps, launch.threads) == (10 * per_block, 32 * per_block)
 
 
-@pytest.mark.parametrize("warps", [24, 28, 32])
+@pytest.mark.parametrize("warps", [24, 28, 32, 36])
 def test_formula_kernels_keep_their_own_block_whatever_the_match_build(warps: int) -> None:
     """formulas.cu's kernels are launched in blocks of its DM_FORMULA_WARPS, whatever block the
     match kernels' build takes (the default's is 4)."""
