@@ -274,6 +274,7 @@ BALANCES = {
     "nodriveshort": engine.Balance(drive_short=False),  # all but a short row for a base set (DM_DRIVE_SHORT)
     "notouched": engine.Balance(ranked_touched=False),  # all but lookups for touched vertices only
     "prefetch": engine.Balance(prefetch_next=True),  # all, next candidates read early (DM_PREFETCH_NEXT)
+    "staged": engine.Balance(staged_lookups=True),  # all, changed-pair lookups 32 at a time
     "warps24": engine.Balance(warps_per_sm=24),  # all, the match kernels at 80 registers in blocks of 8
     "warps32": engine.Balance(warps_per_sm=32),  # all, the match kernels at 64 registers (they spill)
     "warps36": engine.Balance(warps_per_sm=36),  # all, the match kernels at 56 registers in blocks of 4

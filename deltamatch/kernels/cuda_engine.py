@@ -540,6 +540,11 @@ class Balance:
     on against off (H100, one insert batch of 1,000): the longest launches 3.64 against 3.93 ms
     (4-cycle), 2.30 against 2.49 ms (diamond), 0.168 against 0.171 ms (4-clique), 10-13% fewer
     warp instructions, lanes per instruction 20.8, 21.5 and 26.3 against 18.8, 19.8 and 24.0.
+    staged_lookups: a warp building a set from a source queues the candidates that passed the
+    adjacency checks and makes their changed-pair lookups 32 at a time (match.cu's
+    DM_STAGED_LOOKUPS: a build of its own).  The lookups made in the step that passed them ran at
+    7.4 lanes of 32 (session 40, above); staged, match_tasks needs 68 registers (28 warps an SM,
+    against 32) and match_shared 71 (NVRTC 13.0).  Off until measured on the device.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates
@@ -611,6 +616,7 @@ class Balance:
     drive_short: bool = True
     ranked_touched: bool = True
     prefetch_next: bool = False
+    staged_lookups: bool = False
     warps_per_sm: int = 28
     last_memo: bool = True
     memo_factor: int = 4
@@ -644,10 +650,11 @@ class Balance:
         off = (("DM_PAIR_WINDOW=0", self.pair_window), ("DM_HUB_FIRST=0", self.hub_first),
                ("DM_PAIR_HASH=0", self.pair_hash and pair_table), ("DM_LIST_CHECKS=0", self.list_checks),
                ("DM_DRIVE_SHORT=0", self.drive_short), ("DM_RANKED_TOUCHED=0", self.ranked_touched))
-        prefetch = ("DM_PREFETCH_NEXT=1",) if self.prefetch_next else ()
+        on = (("DM_PREFETCH_NEXT=1", self.prefetch_next), ("DM_STAGED_LOOKUPS=1", self.staged_lookups))
         factor = () if self.memo_factor == Balance.memo_factor else (f"DM_MEMO_FACTOR={self.memo_factor}",)
         warps = WARPS_PER_SM[self.warps_per_sm]
-        return tuple(define for define, on in off if not on) + prefetch + factor + warps
+        return (tuple(define for define, flag in off if not flag)
+                + tuple(define for define, flag in on if flag) + factor + warps)
 
     def builds(self) -> tuple[tuple[str, ...], ...]:
         """The defines of every match.cu build a run under this Balance may launch."""

@@ -235,6 +235,9 @@ struct WarpState {
     int end[DM_MAX_K];
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
+    // build_from's candidates that passed the adjacency checks, waiting for their changed-pair
+    // lookups (DM_STAGED_LOOKUPS); written through a const view of the state, as scratch.
+    mutable int staged[64];
     // Lane 0's: the current task, the warp's clock (busy: when it started, then how long it worked)
     // and the matches it found; here rather than in registers, held through every task, which
     // match_tasks and match_shared would spill at 28 warps an SM.
@@ -503,9 +506,9 @@ __device__ __forceinline__ bool adjacent_to_matched(const Ctx& c, int x, int dx,
     return adjacent(c, x, dx, y, dy, oy, st);
 }
 
-// Does candidate x pass `ch` against the lane's match (rank r of the task)?
-__device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Checks& ch, int r, int x,
-                       Stats& st) {
+// Does candidate x pass the adjacency and distinctness checks of `ch` against the lane's match?
+__device__ __forceinline__ bool passes_adjacency(const Ctx& c, const WarpState& s, const LaneMatch& lm,
+                                                 const Checks& ch, int x, Stats& st) {
     const int all = ch.rows | ch.minus | ch.distinct;
     const int dx = (ch.rows | ch.minus) ? c.deg[x] : 0;
     for (int bits = all; bits != 0; bits &= bits - 1) {
@@ -522,7 +525,14 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
             }
         }
     }
-    // Without the filter, a candidate the batch does not touch skips the pair lookups.
+    return true;
+}
+
+// Is no pair of candidate x and a position of `ch.ranked` a changed pair that keeps the match out of
+// task rank r's (ranked_out)?  Without the filter, a candidate the batch does not touch skips the
+// lookups.
+__device__ __forceinline__ bool passes_ranked(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Checks& ch,
+                                              int r, int x) {
 #if DM_PAIR_FILTER
     if (r >= 0 && ch.ranked != 0 && (c.b_filter != nullptr || c.b_slot[x] >= 0)) {
 #else
@@ -536,6 +546,12 @@ __device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, co
         }
     }
     return true;
+}
+
+// Does candidate x pass `ch` against the lane's match (rank r of the task)?
+__device__ bool passes(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Checks& ch, int r, int x,
+                       Stats& st) {
+    return passes_adjacency(c, s, lm, ch, x, st) && passes_ranked(c, s, lm, ch, r, x);
 }
 
 // Where level l's candidates come from: `src[lo, hi)` (sorted), checked by `ch`.
@@ -665,6 +681,33 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
 #define DM_PREFETCH_NEXT 0
 #endif
 
+// With DM_STAGED_LOOKUPS, a warp building a set runs the changed-pair lookups (passes_ranked, and
+// survives_other) on 32 candidates at a time that passed the adjacency checks, queued in the warp's
+// `staged` across steps, instead of in the step that passed them: the lookups ran at 7.4 lanes of 32
+// in the 4-cycle's longest launch (Nsight Compute, session 40), on the few candidates of each step
+// that passed.  Same survivors in the same order.  Every set is staged, those without lookups too:
+// choosing per set kept both loops in the kernel (match_tasks 72 registers, match_shared spilling;
+// staged always, 68 and 71, NVRTC 13.0).
+#ifndef DM_STAGED_LOOKUPS
+#define DM_STAGED_LOOKUPS 0
+#endif
+
+// Adds the survivors among `sc`'s candidates that passed every check (ok, lane's x) to level l's
+// set as build_from does: into dst from index `found`, and rows base + found + i into `out`.
+// Returns how many survived.
+__device__ __forceinline__ int add_survivors(const Ctx& c, const WarpState& s, int p, int l, bool ok, int x, int* dst,
+                                             int* out, dm_i64 base, int found, dm_i64 win_lo, dm_i64 win_hi) {
+    const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
+    const int rank = __popc(ballot & dm_lanemask_lt());
+    if (ok && dst != nullptr) {
+        dst[found + rank] = x;
+    }
+    if (ok && out != nullptr) {
+        write_row(c, s, p, l, x, out, base + found + rank, win_lo, win_hi);
+    }
+    return __popc(ballot);
+}
+
 // Builds level l's set from `sc` into `dst` (every survivor, in order) or, with dst == nullptr,
 // counts the survivors; with `out`, also writes each survivor's completed match as row base + i.
 // Returns the number of survivors (same on every lane).
@@ -679,6 +722,7 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
     const Checks& ch = sc.ch;
 #endif
     int found = 0;
+    int queued = 0;
     int next = DM_PREFETCH_NEXT && sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
         const int idx = i + lane;
@@ -693,20 +737,37 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                 x = sc.src[idx];
             }
             st.scanned++;
-            ok = passes(c, s, lm, ch, r, x, st) && !(other && survives_other(c, s, lm, p, x));
+            ok = passes_adjacency(c, s, lm, ch, x, st);
+            if constexpr (!DM_STAGED_LOOKUPS) {
+                ok = ok && passes_ranked(c, s, lm, ch, r, x) && !(other && survives_other(c, s, lm, p, x));
+            }
         }
-        const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
         if (lane == 0) {
             st.steps++;
         }
-        const int rank = __popc(ballot & dm_lanemask_lt());
-        if (ok && dst != nullptr) {
-            dst[found + rank] = x;
+        if constexpr (!DM_STAGED_LOOKUPS) {
+            found += add_survivors(c, s, p, l, ok, x, dst, out, base, found, win_lo, win_hi);
+        } else {
+            const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
+            if (ok) {
+                s.staged[queued + __popc(ballot & dm_lanemask_lt())] = x;
+            }
+            queued += __popc(ballot);
+            // 32 at a time once 32 wait, and at the last step what is left.
+            const bool last = i + 32 >= sc.hi;
+            while (queued >= 32 || (last && queued > 0)) {
+                __syncwarp();
+                const int y = s.staged[lane];
+                const bool live = lane < queued && passes_ranked(c, s, lm, ch, r, y) &&
+                                  !(other && survives_other(c, s, lm, p, y));
+                found += add_survivors(c, s, p, l, live, y, dst, out, base, found, win_lo, win_hi);
+                const int later = lane + 32 < queued ? s.staged[lane + 32] : 0;
+                __syncwarp();
+                s.staged[lane] = later;
+                queued = max(queued - 32, 0);
+                __syncwarp();
+            }
         }
-        if (ok && out != nullptr) {
-            write_row(c, s, p, l, x, out, base + found + rank, win_lo, win_hi);
-        }
-        found += __popc(ballot);
     }
     return found;
 }

@@ -50,6 +50,7 @@ PAIR_FILTER_ENV = "DELTAMATCH_GPU_PAIR_FILTER"  # "1" (default) or "0": changed-
 DRIVE_SHORT_ENV = "DELTAMATCH_GPU_DRIVE_SHORT"  # "1" (default) or "0": a short row for a long base set
 RANKED_TOUCHED_ENV = "DELTAMATCH_GPU_RANKED_TOUCHED"  # "1" (default) or "0": lookups for touched vertices
 PREFETCH_NEXT_ENV = "DELTAMATCH_GPU_PREFETCH_NEXT"  # "0" (default) or "1": a set's next candidates read early
+STAGED_LOOKUPS_ENV = "DELTAMATCH_GPU_STAGED_LOOKUPS"  # "0" (default) or "1": pair lookups 32 at a time
 WARPS_PER_SM_ENV = "DELTAMATCH_GPU_WARPS_PER_SM"  # "28" (default), "24", "32" or "36": warps an SM
 LAST_MEMO_ENV = "DELTAMATCH_GPU_LAST_MEMO"  # "1" (default) or "0": memo plans' last level once per task
 MEMO_OVERLAP_ENV = "DELTAMATCH_GPU_MEMO_OVERLAP"  # "0" (default) or "1": the memo's launch on its own stream
@@ -94,9 +95,11 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     DELTAMATCH_GPU_LAST_MEMO,
     DELTAMATCH_GPU_MEMO_OVERLAP, DELTAMATCH_GPU_MEMO_SHARE, DELTAMATCH_GPU_MEMO_CHUNKS,
     DELTAMATCH_GPU_FLAT_BELOW, DELTAMATCH_GPU_UNROLL_MIN_K, DELTAMATCH_GPU_COST_BY_SET,
-    DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off),
+    DELTAMATCH_GPU_PREFETCH_NEXT, DELTAMATCH_GPU_STAGED_LOOKUPS,
+    DELTAMATCH_GPU_SEED_PIECES (at most 32; 0 turns them off),
     DELTAMATCH_GPU_PIECE_MIN_DEGREE and DELTAMATCH_GPU_WARPS_PER_SM (24, 28, 32 or 36) select (defaults:
-    all on but filling, the memo's overlap and the next candidates' early read; 28 warps an SM)."""
+    all on but filling, the memo's overlap, the next candidates' early read and staged lookups; 28 warps
+    an SM)."""
     env = os.environ if env is None else env
     split = env.get(SPLIT_ENV, "auto").strip().lower() or "auto"
     switches = {name: _switch(env, var) for name, var in
@@ -109,6 +112,7 @@ def balance_from_env(env: dict | None = None) -> engine.Balance:
     switches["fill"] = _switch(env, FILL_ENV, default="0")
     switches["memo_overlap"] = _switch(env, MEMO_OVERLAP_ENV, default="0")
     switches["prefetch_next"] = _switch(env, PREFETCH_NEXT_ENV, default="0")
+    switches["staged_lookups"] = _switch(env, STAGED_LOOKUPS_ENV, default="0")
     switches["memo_chunks"] = _count(env, MEMO_CHUNKS_ENV, engine.Balance.memo_chunks)
     switches["flat_below"] = _count(env, FLAT_BELOW_ENV, engine.Balance.flat_below)
     switches["unroll_min_k"] = _count(env, UNROLL_MIN_K_ENV, engine.Balance.unroll_min_k)

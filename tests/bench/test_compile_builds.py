@@ -19,5 +19,5 @@ def test_every_build_switch_is_compiled_flipped_either_way() -> None:
                     ("DM_PAIR_HASH=0", "DM_PREFETCH_NEXT=1"), ("DM_MEMO_FACTOR=1",),
                     ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=24"),
                     ("DM_WARPS_PER_BLOCK=8", "DM_WARPS_PER_SM=32"), ("DM_WARPS_PER_SM=36",),
-                    ("DM_RANKED_TOUCHED=0",)]:
+                    ("DM_RANKED_TOUCHED=0",), ("DM_STAGED_LOOKUPS=1",)]:
         assert (False, defines) in builds and (True, defines) in builds

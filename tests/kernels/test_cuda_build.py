@@ -22,10 +22,12 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 # with and without statistics, without the pair loop's window, without a matched hub's bitmap
 # first, without the batch's pair table, with a pair list's checks made per pair, walking base
 # sets whatever their length, with every changed-pair lookup made, reading a set's next candidates
-# early (the default is 28 warps an SM; statistics builds keep 24), and at 24, 32 and 36 warps an SM.
+# early, with the lookups staged (the default is 28 warps an SM; statistics builds keep 24), and at
+# 24, 32 and 36 warps an SM.
 MATCH_BUILDS = ["", "-DDM_STATS=1", "-DDM_PAIR_WINDOW=0", "-DDM_PAIR_WINDOW=0 -DDM_STATS=1",
                 "-DDM_HUB_FIRST=0", "-DDM_PAIR_HASH=0", "-DDM_PAIR_HASH=0 -DDM_STATS=1", "-DDM_LIST_CHECKS=0",
                 "-DDM_DRIVE_SHORT=0", "-DDM_RANKED_TOUCHED=0", "-DDM_PREFETCH_NEXT=1",
+                "-DDM_STAGED_LOOKUPS=1",
                 "-DDM_WARPS_PER_BLOCK=8 -DDM_WARPS_PER_SM=24", "-DDM_WARPS_PER_BLOCK=8 -DDM_WARPS_PER_SM=32",
                 "-DDM_WARPS_PER_SM=36"]
 # The builds allowed to spill, and how much: Balance.warps_per_sm = 32 caps match_tasks,

@@ -413,6 +413,7 @@ def balances():
     out["driveshort0"] = Balance(split=False, share_pairs=1, drive_short=False)  # base sets walked whole
     out["touched0"] = Balance(defer_cost=2, share_pairs=1, ranked_touched=False)  # every ranked lookup made
     out["prefetch1"] = Balance(defer_cost=2, share_pairs=1, prefetch_next=True)  # next candidates read early
+    out["staged1"] = Balance(defer_cost=2, share_pairs=1, staged_lookups=True)  # lookups 32 at a time
     out["warps24"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=24)  # 80 registers, blocks of 8
     out["warps32"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=32)  # the kernels at 64 registers
     out["warps36"] = Balance(defer_cost=2, share_pairs=1, warps_per_sm=36)  # 56 registers, blocks of 4

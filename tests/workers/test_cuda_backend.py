@@ -115,6 +115,12 @@ def test_memo_overlap_switch_is_off_unless_set() -> None:
     assert balance_from_env({"DELTAMATCH_GPU_MEMO_OVERLAP": "1"}) == Balance(memo_overlap=True)
 
 
+def test_staged_lookups_switch_is_off_unless_set() -> None:
+    assert not balance_from_env({}).staged_lookups
+    assert balance_from_env({"DELTAMATCH_GPU_STAGED_LOOKUPS": "1"}) == Balance(staged_lookups=True)
+    assert Balance(staged_lookups=True).defines() == ("DM_STAGED_LOOKUPS=1",)
+
+
 def test_prefetch_next_switch_is_off_unless_set() -> None:
     assert not balance_from_env({}).prefetch_next
     assert balance_from_env({"DELTAMATCH_GPU_PREFETCH_NEXT": "1"}) == Balance(prefetch_next=True)
