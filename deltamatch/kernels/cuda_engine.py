@@ -540,11 +540,12 @@ class Balance:
     on against off (H100, one insert batch of 1,000): the longest launches 3.64 against 3.93 ms
     (4-cycle), 2.30 against 2.49 ms (diamond), 0.168 against 0.171 ms (4-clique), 10-13% fewer
     warp instructions, lanes per instruction 20.8, 21.5 and 26.3 against 18.8, 19.8 and 24.0.
-    staged_lookups: a warp building a set from a source queues the candidates that passed the
-    adjacency checks and makes their changed-pair lookups 32 at a time (match.cu's
-    DM_STAGED_LOOKUPS: a build of its own).  The lookups made in the step that passed them ran at
-    7.4 lanes of 32 (session 40, above); staged, match_tasks needs 68 registers (28 warps an SM,
-    against 32) and match_shared 71 (NVRTC 13.0).  Off until measured on the device.
+    staged_lookups: a warp building or counting a set of a batch task checks it in two passes, the
+    adjacency checks over the source into scratch, then the changed-pair lookups over the
+    candidates that passed, 32 at a time (match.cu's DM_STAGED_LOOKUPS: a build of its own).  Made
+    in the step that passed the adjacency checks, the lookups ran at 7.4 lanes of 32 (session 40,
+    above); staged, match_tasks needs 66 registers (28 warps an SM, against 32) and match_shared 72
+    (NVRTC 13.0).  Off until measured on the device.
     prefetch_next: a warp building a set from a source reads each lane's candidate of the next
     step before checking this step's (match.cu's DM_PREFETCH_NEXT: a build of its own).  Aimed at
     phase 0's long level-2 builds, latency-bound at about 3 us a step of 32 candidates

@@ -235,9 +235,6 @@ struct WarpState {
     int end[DM_MAX_K];
     unsigned fresh;  // bit l: hoisted level l's set still holds for the current prefix
     unsigned found[32];  // the flat task loop: matches of the task each lane holds
-    // build_from's candidates that passed the adjacency checks, waiting for their changed-pair
-    // lookups (DM_STAGED_LOOKUPS); written through a const view of the state, as scratch.
-    mutable int staged[64];
     // Lane 0's: the current task, the warp's clock (busy: when it started, then how long it worked)
     // and the matches it found; here rather than in registers, held through every task, which
     // match_tasks and match_shared would spill at 28 warps an SM.
@@ -681,13 +678,12 @@ __device__ __forceinline__ void write_row(const Ctx& c, const WarpState& s, int 
 #define DM_PREFETCH_NEXT 0
 #endif
 
-// With DM_STAGED_LOOKUPS, a warp building a set runs the changed-pair lookups (passes_ranked, and
-// survives_other) on 32 candidates at a time that passed the adjacency checks, queued in the warp's
-// `staged` across steps, instead of in the step that passed them: the lookups ran at 7.4 lanes of 32
-// in the 4-cycle's longest launch (Nsight Compute, session 40), on the few candidates of each step
-// that passed.  Same survivors in the same order.  Every set is staged, those without lookups too:
-// choosing per set kept both loops in the kernel (match_tasks 72 registers, match_shared spilling;
-// staged always, 68 and 71, NVRTC 13.0).
+// With DM_STAGED_LOOKUPS, a warp building or counting a set of a batch task with `stage` (scratch as
+// long as the source; a set's own destination) runs its checks in two passes: the adjacency checks
+// over the source, writing the candidates that pass into `stage`, then the changed-pair lookups
+// (passes_ranked, and survives_other) over those, 32 at a time.  Made in the step that passed the
+// adjacency checks, the lookups ran at 7.4 lanes of 32 in the 4-cycle's longest launch (Nsight
+// Compute, session 40): few candidates of a step pass.  Same survivors in the same order.
 #ifndef DM_STAGED_LOOKUPS
 #define DM_STAGED_LOOKUPS 0
 #endif
@@ -710,10 +706,11 @@ __device__ __forceinline__ int add_survivors(const Ctx& c, const WarpState& s, i
 
 // Builds level l's set from `sc` into `dst` (every survivor, in order) or, with dst == nullptr,
 // counts the survivors; with `out`, also writes each survivor's completed match as row base + i.
-// Returns the number of survivors (same on every lane).
+// `stage`: scratch for DM_STAGED_LOOKUPS when counting (nullptr: none).  Returns the number of
+// survivors (same on every lane).
 __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, const LaneMatch& lm, const Source& sc,
                                           int p, int l, int r, int lane, int* dst, int* out, dm_i64 base,
-                                          dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+                                          dm_i64 win_lo, dm_i64 win_hi, Stats& st, int* stage = nullptr) {
     const bool other = c.check_other && l == c.k - 1;
 #if DM_RANKED_TOUCHED
     Checks ch = sc.ch;
@@ -721,8 +718,11 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
 #else
     const Checks& ch = sc.ch;
 #endif
+    if (dst != nullptr) {
+        stage = dst;
+    }
+    const bool two = DM_STAGED_LOOKUPS && stage != nullptr && r >= 0 && ch.ranked != 0;
     int found = 0;
-    int queued = 0;
     int next = DM_PREFETCH_NEXT && sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
         const int idx = i + lane;
@@ -737,47 +737,36 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
                 x = sc.src[idx];
             }
             st.scanned++;
-            ok = passes_adjacency(c, s, lm, ch, x, st);
-            if constexpr (!DM_STAGED_LOOKUPS) {
-                ok = ok && passes_ranked(c, s, lm, ch, r, x) && !(other && survives_other(c, s, lm, p, x));
-            }
+            ok = passes_adjacency(c, s, lm, ch, x, st) &&
+                 (two || (passes_ranked(c, s, lm, ch, r, x) && !(other && survives_other(c, s, lm, p, x))));
         }
         if (lane == 0) {
             st.steps++;
         }
-        if constexpr (!DM_STAGED_LOOKUPS) {
-            found += add_survivors(c, s, p, l, ok, x, dst, out, base, found, win_lo, win_hi);
-        } else {
-            const unsigned ballot = __ballot_sync(DM_FULL_MASK, ok);
-            if (ok) {
-                s.staged[queued + __popc(ballot & dm_lanemask_lt())] = x;
-            }
-            queued += __popc(ballot);
-            // 32 at a time once 32 wait, and at the last step what is left.
-            const bool last = i + 32 >= sc.hi;
-            while (queued >= 32 || (last && queued > 0)) {
-                __syncwarp();
-                const int y = s.staged[lane];
-                const bool live = lane < queued && passes_ranked(c, s, lm, ch, r, y) &&
-                                  !(other && survives_other(c, s, lm, p, y));
-                found += add_survivors(c, s, p, l, live, y, dst, out, base, found, win_lo, win_hi);
-                const int later = lane + 32 < queued ? s.staged[lane + 32] : 0;
-                __syncwarp();
-                s.staged[lane] = later;
-                queued = max(queued - 32, 0);
-                __syncwarp();
-            }
+        found += add_survivors(c, s, p, l, ok, x, two ? stage : dst, out, base, found, win_lo, win_hi);
+    }
+    if (two) {
+        // In place when building a set: a step's reads come before its writes (the ballot), and its
+        // writes land at or below what it read.
+        __syncwarp();
+        int kept = 0;
+        for (int j = 0; j < found; j += 32) {
+            const bool in = j + lane < found;
+            const int y = in ? stage[j + lane] : 0;
+            const bool live = in && passes_ranked(c, s, lm, ch, r, y) && !(other && survives_other(c, s, lm, p, y));
+            kept += add_survivors(c, s, p, l, live, y, dst, nullptr, 0, kept, 0, 0);
         }
+        found = kept;
     }
     return found;
 }
 
 // build_from level l's whole source (level_source).
 __device__ int build_level(const Ctx& c, const WarpState& s, int p, int l, int r, int lane, int* dst, int* out,
-                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st) {
+                           dm_i64 base, dm_i64 win_lo, dm_i64 win_hi, Stats& st, int* stage = nullptr) {
     const LaneMatch lm = lane_match(c, -1, 0, -1, 0);
     const Source sc = level_source<true>(c, s, lm, p, l, st);
-    return build_from(c, s, lm, sc, p, l, r, lane, dst, out, base, win_lo, win_hi, st);
+    return build_from(c, s, lm, sc, p, l, r, lane, dst, out, base, win_lo, win_hi, st, stage);
 }
 
 // Whether w is one of m[lo .. hi).
@@ -1388,7 +1377,7 @@ __device__ dm_u64 finish_last_two(const Ctx& c, WarpState& s, int p, int r, int 
             assign(c, s, p, l, w);
         }
         __syncwarp();
-        total += build_level(c, s, p, c.k - 1, r, lane, nullptr, nullptr, 0, 0, 0, st);
+        total += build_level(c, s, p, c.k - 1, r, lane, nullptr, nullptr, 0, 0, 0, st, last_slot);
     }
     return total;
 }

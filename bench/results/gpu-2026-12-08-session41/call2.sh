@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Session 41, call 2.  Carry [".devbundle", ".commit", ".numba-cache.tgz"]; DEADLINE (s, default 580).
 # Issue 19's lanes per instruction: DM_STAGED_LOOKUPS (Balance.staged_lookups, opt-in, bench
-# `staged`) queues a set's candidates that passed the adjacency checks and makes their changed-pair
-# lookups 32 at a time (they ran at 7.4 lanes of 32).  NVRTC 13.0 here: match_tasks 68 registers
-# (28 warps an SM, against 32), match_shared 71, match_memo 64.  The default and staged compiled;
+# `staged`) checks a batch task's set in two passes, the adjacency checks into scratch, then the
+# changed-pair lookups over the candidates that passed, 32 at a time (they ran at 7.4 lanes of 32).
+# NVRTC 13.0 here: match_tasks 66 registers (28 warps an SM, against 32), match_shared 72,
+# match_memo 64.  The default and staged compiled;
 # Nsight Compute on every match launch of one RMAT-20 insert batch of 1,000 under each; the staged1
 # parity cases and the mixed batches (the default build, passes() split in two); new joint batches
 # in turn all/staged/staged/all.
