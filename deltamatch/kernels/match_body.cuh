@@ -721,7 +721,7 @@ __device__ __forceinline__ int build_from(const Ctx& c, const WarpState& s, cons
     if (dst != nullptr) {
         stage = dst;
     }
-    const bool two = DM_STAGED_LOOKUPS && stage != nullptr && r >= 0 && ch.ranked != 0;
+    const bool two = DM_STAGED_LOOKUPS && stage != nullptr && out == nullptr && r >= 0 && ch.ranked != 0;
     int found = 0;
     int next = DM_PREFETCH_NEXT && sc.lo + lane < sc.hi ? sc.src[sc.lo + lane] : 0;
     for (int i = sc.lo; i < sc.hi; i += 32) {
